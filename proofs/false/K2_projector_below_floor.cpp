@@ -1,0 +1,8 @@
+// False twin of K2: a rank-d matrix gets closer to I than sqrt(D - d): the projector's squared
+// distance is D - d - 1.
+// expect-error: static assertion failed: K2 false twin
+#include "../K2_copy_floor.cpp"
+
+namespace {
+static_assert(copy_floor<16, 4>(11).projector_distance_squared == Q(16 - 4 - 1), "K2 false twin: ||P - I||^2 = D - d - 1");
+}

@@ -1,0 +1,7 @@
+// False twin of T2: the OV circuit at D = 64, d_head = 16 is invertible (rank D).
+// expect-error: static assertion failed: T2 false twin
+#include "../T2_circuit_rank.cpp"
+
+namespace {
+static_assert(large_size.ov == 64, "T2 false twin: rank(W_out W_V) = D");
+}

@@ -1,0 +1,7 @@
+// False twin of T2: at the seed's size (D = 16, d_head = 4) the QK circuit has rank d_head + 1.
+// expect-error: static assertion failed: T2 false twin
+#include "../T2_circuit_rank.cpp"
+
+namespace {
+static_assert(seed_size.qk == 5, "T2 false twin: rank(W_Q^T W_K) = d_head + 1");
+}

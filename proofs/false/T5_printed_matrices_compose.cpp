@@ -1,0 +1,9 @@
+// False twin of T5: "the matrices as printed compose". Multiplying the printed 15 x 16 circuits
+// must be rejected with a diagnostic that names the product and both shapes.
+// expect-error: shapes_must_fit<qkov::op::product, qkov::shape<15, 16>, qkov::shape<15, 16>, false>
+// expect-error: matrix shapes do not fit this operation
+#include "../T5_seed_printed_shapes.cpp"
+
+namespace {
+constexpr auto two_token_copy_printed = W_net2_printed * W_net1_printed;
+}
