@@ -1,0 +1,129 @@
+#include "claims_summary.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace qkov::app {
+namespace {
+
+std::string read_text(const fs::path& p)
+{
+    std::ifstream in(p);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string trim(std::string s)
+{
+    const auto first = s.find_first_not_of(" \t");
+    const auto last = s.find_last_not_of(" \t\r");
+    return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
+}
+
+std::string id_of(const fs::path& file)
+{
+    static const std::regex id_prefix(R"(^([RTBK][0-9]+)_)");
+    std::smatch m;
+    const std::string name = file.filename().string();
+    return std::regex_search(name, m, id_prefix) ? m[1].str() : std::string{};
+}
+
+// Looks for the object file CMake builds from `source` anywhere under build_dir.
+bool has_fresh_object(const fs::path& source, const fs::path& build_dir)
+{
+    if (build_dir.empty() || !fs::exists(build_dir)) return false;
+    const std::string object_name = source.filename().string() + ".o";
+    for (const auto& entry : fs::recursive_directory_iterator(build_dir))
+        if (entry.is_regular_file() && entry.path().filename() == object_name &&
+            entry.path().parent_path().filename() == "qkov_proofs.dir")
+            return fs::last_write_time(entry.path()) >= fs::last_write_time(source);
+    return false;
+}
+
+} // namespace
+
+std::vector<catalogued_claim> read_catalogue(const fs::path& claims_md)
+{
+    std::istringstream in(read_text(claims_md));
+    static const std::regex row(R"(^\|\s*([RTBK][0-9]+)\s*\|(.*)\|([^|]*)\|\s*$)");
+    std::vector<catalogued_claim> claims;
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, row)) claims.push_back({m[1].str(), trim(m[2].str()), trim(m[3].str())});
+    }
+    if (claims.empty()) throw std::runtime_error(claims_md.string() + " has no claim rows (| ID | claim | checks |)");
+    return claims;
+}
+
+std::vector<proof_file> read_proofs(const fs::path& proofs_dir, const fs::path& build_dir)
+{
+    if (!fs::is_directory(proofs_dir)) throw std::runtime_error(proofs_dir.string() + " is not a directory");
+    std::vector<proof_file> proofs;
+    for (const auto& entry : fs::directory_iterator(proofs_dir)) {
+        if (entry.path().extension() != ".cpp") continue;
+        proof_file p;
+        p.path = entry.path();
+        p.id = id_of(p.path);
+        if (p.id.empty()) continue;
+        const std::string text = read_text(p.path);
+        std::smatch m;
+        if (std::regex_search(text, m, std::regex("// Claim " + p.id + R"(: ([^\n]*))"))) p.title = m[1].str();
+        if (std::regex_search(text, m, std::regex(R"(// Kind: ([^\n]*))"))) p.kind = m[1].str();
+        const std::regex assertion(R"(\bstatic_assert\s*\()");
+        p.static_asserts = static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), assertion), std::sregex_iterator()));
+        const fs::path false_dir = proofs_dir / "false";
+        if (fs::is_directory(false_dir))
+            for (const auto& twin : fs::directory_iterator(false_dir))
+                if (twin.path().extension() == ".cpp" && id_of(twin.path()) == p.id) p.false_twins.push_back(twin.path().filename().string());
+        std::sort(p.false_twins.begin(), p.false_twins.end());
+        p.compiled = has_fresh_object(p.path, build_dir);
+        proofs.push_back(std::move(p));
+    }
+    std::sort(proofs.begin(), proofs.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    return proofs;
+}
+
+void write_summary(std::ostream& out, const std::vector<catalogued_claim>& claims, const std::vector<proof_file>& proofs)
+{
+    std::map<std::string, std::vector<const proof_file*>> by_id;
+    for (const auto& p : proofs) by_id[p.id].push_back(&p);
+
+    int proved = 0, written = 0;
+    out << "| id | status | proof file | static_asserts | false twins | what is proved |\n";
+    out << "| --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& c : claims) {
+        const auto it = by_id.find(c.id);
+        if (it == by_id.end()) {
+            out << "| " << c.id << " | not yet | | | | (catalogue asks for " << c.checks << ") |\n";
+            continue;
+        }
+        ++written;
+        bool all_compiled = true;
+        for (const proof_file* p : it->second) {
+            all_compiled = all_compiled && p->compiled;
+            std::string twins;
+            for (const auto& t : p->false_twins) twins += (twins.empty() ? "" : ", ") + t;
+            out << "| " << c.id << " | " << (p->compiled ? "proved" : "not built") << " | proofs/"
+                << p->path.filename().string() << " | " << p->static_asserts << " | "
+                << (twins.empty() ? "NONE" : twins) << " | " << p->title << (p->kind.empty() ? "" : " [" + p->kind + "]")
+                << " |\n";
+        }
+        if (all_compiled) ++proved;
+    }
+    out << "\n" << proved << " of " << claims.size() << " claim ids proved by a compiled proof file; " << written
+        << " have proof files.\n";
+    for (const auto& [id, files] : by_id)
+        if (std::none_of(claims.begin(), claims.end(), [&](const auto& c) { return c.id == id; }))
+            out << "warning: proofs for " << id << " name no claim of the catalogue\n";
+}
+
+} // namespace qkov::app

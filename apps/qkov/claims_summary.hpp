@@ -1,0 +1,34 @@
+// The claims summary: which claim ids of the catalogue (docs/CLAIMS.md) are proved by which proof
+// files, read from the files themselves (never typed by hand).
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace qkov::app {
+
+struct catalogued_claim {
+    std::string id;        ///< e.g. "T4"
+    std::string text;      ///< the claim as the catalogue states it
+    std::string checks;    ///< the kinds of check it asks for, e.g. "X, C"
+};
+
+struct proof_file {
+    std::filesystem::path path;
+    std::string id;               ///< from the file name: T4_virtual_head.cpp -> T4
+    std::string title;            ///< the "// Claim T4: ..." line
+    std::string kind;             ///< the "// Kind: ..." line
+    int static_asserts = 0;
+    std::vector<std::string> false_twins;  ///< proofs/false/T4_*.cpp
+    bool compiled = false;        ///< an object file newer than the source exists in the build tree
+};
+
+std::vector<catalogued_claim> read_catalogue(const std::filesystem::path& claims_md);
+std::vector<proof_file> read_proofs(const std::filesystem::path& proofs_dir, const std::filesystem::path& build_dir);
+
+/// Markdown: one row per catalogued claim, then the totals.
+void write_summary(std::ostream& out, const std::vector<catalogued_claim>& claims, const std::vector<proof_file>& proofs);
+
+} // namespace qkov::app

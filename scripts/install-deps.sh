@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs qkov's build and test dependencies from Debian 12's packages, only those missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake make
+  libboost1.81-dev libboost-test1.81-dev   # Multiprecision and Test; 1.74's constexpr cpp_int is not enough
+  libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
+  nlohmann-json3-dev libcli11-dev libmpfr-dev libpng-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,7 @@
+// int64 overflow in constant evaluation is a compile error that says so.
+// expect-error: integer_overflow_detected
+#include <cstdint>
+#include <limits>
+#include "qkov/scalar/checked.hpp"
+constexpr qkov::checked_int64 big = std::numeric_limits<std::int64_t>::max();
+constexpr auto bad = big + qkov::checked_int64(1);

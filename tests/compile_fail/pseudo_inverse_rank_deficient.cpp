@@ -1,0 +1,7 @@
+// A 3 x 2 matrix of rank 1 has neither full column nor full row rank.
+// expect-error: pseudo_inverse_needs_full_rank
+#include "qkov/matrix/pseudo_inverse.hpp"
+#include "qkov/scalar/rational.hpp"
+using Q = qkov::rational64;
+constexpr auto deficient = qkov::matrix<Q, 3, 2>::from_rows({{Q(1), Q(2)}, {Q(2), Q(4)}, {Q(3), Q(6)}});
+constexpr auto bad = qkov::pseudo_inverse(deficient);

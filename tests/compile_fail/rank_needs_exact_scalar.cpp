@@ -1,0 +1,4 @@
+// A rank over double needs a tolerance and proves nothing: the exact rank refuses it.
+// expect-error: exact_scalar
+#include "qkov/matrix/elimination.hpp"
+auto bad = qkov::rank(qkov::matrix<double, 2, 2>::identity());

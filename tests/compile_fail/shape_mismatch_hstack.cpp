@@ -1,0 +1,3 @@
+// expect-error: shapes_must_fit<qkov::op::hstack, qkov::shape<4, 2>, qkov::shape<5, 2>, false>
+#include "qkov/matrix/blocks.hpp"
+auto bad = qkov::hstack(qkov::matrix<int, 4, 2>{}, qkov::matrix<int, 5, 2>{});

@@ -1,0 +1,3 @@
+// expect-error: shapes_must_fit<qkov::op::vstack, qkov::shape<2, 4>, qkov::shape<2, 5>, false>
+#include "qkov/matrix/blocks.hpp"
+auto bad = qkov::vstack(qkov::matrix<int, 2, 4>{}, qkov::matrix<int, 2, 5>{});

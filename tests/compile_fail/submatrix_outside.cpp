@@ -1,0 +1,4 @@
+// A 3 x 3 block at (2, 0) of a 4 x 4 matrix would need rows 2..4.
+// expect-error: shapes_must_fit<qkov::op::submatrix, qkov::shape<4, 4>, qkov::shape<5, 3>, false>
+#include "qkov/matrix/blocks.hpp"
+auto bad = qkov::submatrix<2, 0, 3, 3>(qkov::matrix<int, 4, 4>{});
