@@ -1,0 +1,60 @@
+// Compile-time tests of the exact layer: each static_assert is evaluated by the compiler, so
+// building this file is the test (mp-units style). Run-time behaviour: tests/*_tests.cpp.
+#include "qkov/matrix/blocks.hpp"
+#include "qkov/matrix/elimination.hpp"
+#include "qkov/matrix/pseudo_inverse.hpp"
+#include "qkov/scalar/boost_integer.hpp"
+#include "qkov/scalar/gaussian.hpp"
+#include "qkov/scalar/rational.hpp"
+
+namespace {
+using namespace qkov;
+
+// Normalization: lowest terms, positive denominator, zero is 0/1.
+static_assert(rational64(6, -4).num() == checked_int64(-3) && rational64(6, -4).den() == checked_int64(2));
+static_assert(rational64(0, -7).den() == checked_int64(1));
+static_assert(rational64(1, 3) + rational64(1, 6) == rational64(1, 2));
+static_assert(rational64(2, 3) / rational64(4, 9) == rational64(3, 2));
+static_assert(rational64(-1, 2) < rational64(1, 3));
+
+// Where __int128 runs out, Boost's checked 256-bit integers carry on, in constant evaluation.
+constexpr checked_int256 two_to_100 = checked_int256(1) << 100;
+constexpr rational256 tiny(checked_int256(1), two_to_100);
+constexpr rational256 tinier = tiny * tiny;  // denominator 2^200: overflows __int128
+static_assert(tinier.den() == (checked_int256(1) << 200));
+static_assert(tinier * rational256(checked_int256(1) << 200) == rational256(1));
+// A matrix over them: the inverse of a matrix with entries 2^100.
+constexpr auto big = matrix<rational256, 2, 2>::from_rows({{rational256(two_to_100), rational256(1)}, {rational256(0), rational256(two_to_100)}});
+static_assert(big * inverse(big) == (matrix<rational256, 2, 2>::identity()));
+static_assert(determinant(big) == rational256(two_to_100 * two_to_100));
+
+// Gaussian rationals.
+using G = gaussian<rational64>;
+static_assert(G::i() * G::i() == G(-1));
+static_assert(G(3, 4) * G(3, 4).conj() == G(25));
+static_assert(G(1) / G(0, 1) == G(0, -1));
+
+// Fraction-free elimination over integers agrees with elimination over the rationals and with
+// the cofactor expansion by hand: 2(4 - 64) - 7(16 - 8) + (64 - 2) = -114.
+constexpr auto m = matrix<checked_int64, 3, 3>::from_rows({{2, 7, 1}, {8, 2, 8}, {1, 8, 2}});
+static_assert(determinant(m) == checked_int64(-114));
+static_assert(determinant(matrix_cast<rational64>(m)) == rational64(-114));
+static_assert(rank(matrix<checked_int64, 3, 4>::from_rows({{1, 2, 3, 4}, {2, 4, 6, 8}, {0, 1, 0, 1}})) == 2);
+static_assert(null_space_dimension(matrix<checked_int64, 3, 4>::from_rows({{1, 2, 3, 4}, {2, 4, 6, 8}, {0, 1, 0, 1}})) == 2);
+
+// Blocks.
+constexpr auto a = matrix<checked_int64, 2, 2>::from_rows({{1, 2}, {3, 4}});
+static_assert(determinant(block_diag(a, a)) == determinant(a) * determinant(a));
+static_assert(kron(matrix<checked_int64, 2, 2>::identity(), a) == block_diag(a, a));
+static_assert(submatrix<1, 0, 1, 2>(vstack(a, a)) == (matrix<checked_int64, 1, 2>::from_rows({{3, 4}})));
+
+// Pseudo-inverse of a wide matrix: A A^+ = I.
+constexpr auto wide = matrix<rational64, 2, 3>::from_rows({{1, 0, 1}, {0, 1, 1}});
+static_assert(wide * pseudo_inverse(wide) == (matrix<rational64, 2, 2>::identity()));
+static_assert(pseudo_inverse(wide) * wide * pseudo_inverse(wide) == pseudo_inverse(wide));
+
+// Shapes can be asked about without failing.
+static_assert(composable<matrix<int, 3, 4>, matrix<int, 4, 2>>);
+static_assert(!composable<matrix<int, 3, 4>, matrix<int, 3, 4>>);
+
+} // namespace
