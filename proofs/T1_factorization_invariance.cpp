@@ -36,9 +36,10 @@ constexpr refactorization_check refactor_head(std::uint64_t seed)
     const auto w_v = random_integer_matrix<Q, d, D>(seed + 2, -3, 3);
     const auto w_out = random_integer_matrix<Q, D, d>(seed + 3, -3, 3);
     const auto tokens = random_integer_matrix<Q, D, n>(seed + 4, -5, 5);
-    // G and H: strictly diagonally dominant integer matrices, hence invertible; inverted exactly.
-    const auto g = random_integer_matrix<Q, d, d>(seed + 5, -1, 1) + matrix<Q, d, d>::identity() * Q(4);
-    const auto h = random_integer_matrix<Q, d, d>(seed + 6, -1, 1) + matrix<Q, d, d>::identity() * Q(4);
+    // G and H: strictly diagonally dominant (diagonal >= 4 > 3 >= off-diagonal row sum), hence
+    // invertible; inverted exactly.
+    const auto g = random_integer_matrix<Q, d, d>(seed + 5, -1, 1) + matrix<Q, d, d>::identity() * Q(5);
+    const auto h = random_integer_matrix<Q, d, d>(seed + 6, -1, 1) + matrix<Q, d, d>::identity() * Q(5);
 
     const auto w_q2 = g * w_q;
     const auto w_k2 = transpose(inverse(g)) * w_k;

@@ -2,7 +2,9 @@
 // expansion for determinants, the Moore-Penrose conditions for pseudo-inverses, ...).
 #define BOOST_TEST_MODULE qkov matrix
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -156,6 +158,37 @@ BOOST_AUTO_TEST_CASE(pseudo_inverse_satisfies_the_moore_penrose_conditions)
     const auto deficient = matrix<Q, 3, 2>::from_rows({{Q(1), Q(2)}, {Q(2), Q(4)}, {Q(3), Q(6)}});
     BOOST_CHECK_EXCEPTION(pseudo_inverse(deficient), std::domain_error,
                           [](const std::domain_error& e) { return std::string(e.what()).find("full") != std::string::npos; });
+}
+
+BOOST_AUTO_TEST_CASE(gaussian_pseudo_inverse_satisfies_the_moore_penrose_conditions)
+{
+    using G = gaussian<rational64>;
+    const auto a = matrix<G, 3, 2>::from_rows({{G(1, 1), G(0, 2)}, {G(2), G(1, -1)}, {G(0, 1), G(3)}});
+    const auto p = pseudo_inverse(a);
+    BOOST_CHECK(a * p * a == a);
+    BOOST_CHECK(p * a * p == p);
+    BOOST_CHECK(adjoint(a * p) == a * p);  // Hermitian, not merely symmetric
+    BOOST_CHECK(adjoint(p * a) == p * a);
+    BOOST_CHECK(p * a == (matrix<G, 2, 2>::identity()));
+}
+
+BOOST_AUTO_TEST_CASE(random_matrices_check_their_range)
+{
+    splitmix64 gen(5);
+    for (int k = 0; k < 1000; ++k) {
+        const auto v = gen.uniform(-3, 3);
+        BOOST_REQUIRE(v >= -3 && v <= 3);
+    }
+    BOOST_CHECK_NO_THROW(gen.uniform(INT64_MIN, INT64_MAX));  // the full range: no signed overflow
+    BOOST_CHECK(gen.uniform(7, 7) == 7);
+    BOOST_CHECK_THROW(gen.uniform(3, -3), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(floating_point_products_keep_ieee_semantics)
+{
+    const auto a = matrix<double, 1, 2>::from_rows({{0.0, 1.0}});
+    const auto b = matrix<double, 2, 1>::from_rows({{std::numeric_limits<double>::infinity()}, {1.0}});
+    BOOST_CHECK(std::isnan((a * b)(0, 0)));  // 0 * inf is NaN, not skipped as a zero
 }
 
 BOOST_AUTO_TEST_CASE(integer_elimination_overflow_is_reported)

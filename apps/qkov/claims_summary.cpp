@@ -37,16 +37,25 @@ std::string id_of(const fs::path& file)
     return std::regex_search(name, m, id_prefix) ? m[1].str() : std::string{};
 }
 
-// Looks for the object file CMake builds from `source` anywhere under build_dir.
-bool has_fresh_object(const fs::path& source, const fs::path& build_dir)
+// The newest modification time among the headers a proof may include.
+fs::file_time_type newest_header(const fs::path& include_dir)
 {
-    if (build_dir.empty() || !fs::exists(build_dir)) return false;
-    const std::string object_name = source.filename().string() + ".o";
-    for (const auto& entry : fs::recursive_directory_iterator(build_dir))
-        if (entry.is_regular_file() && entry.path().filename() == object_name &&
-            entry.path().parent_path().filename() == "qkov_proofs.dir")
-            return fs::last_write_time(entry.path()) >= fs::last_write_time(source);
-    return false;
+    auto newest = fs::file_time_type::min();
+    if (!fs::is_directory(include_dir)) return newest;
+    for (const auto& entry : fs::recursive_directory_iterator(include_dir))
+        if (entry.is_regular_file()) newest = std::max(newest, fs::last_write_time(entry.path()));
+    return newest;
+}
+
+// proofs/proofs.stamp is written by the build only after every proof object compiled; a proof
+// counts as proved if the stamp is newer than the proof and than every header.
+bool proved_by_build(const fs::path& source, const fs::path& build_dir, fs::file_time_type headers)
+{
+    if (build_dir.empty()) return false;
+    const fs::path stamp = build_dir / "proofs" / "proofs.stamp";
+    if (!fs::exists(stamp)) return false;
+    const auto built = fs::last_write_time(stamp);
+    return built >= fs::last_write_time(source) && built >= headers;
 }
 
 } // namespace
@@ -64,9 +73,10 @@ std::vector<catalogued_claim> read_catalogue(const fs::path& claims_md)
     return claims;
 }
 
-std::vector<proof_file> read_proofs(const fs::path& proofs_dir, const fs::path& build_dir)
+std::vector<proof_file> read_proofs(const fs::path& proofs_dir, const fs::path& include_dir, const fs::path& build_dir)
 {
     if (!fs::is_directory(proofs_dir)) throw std::runtime_error(proofs_dir.string() + " is not a directory");
+    const auto headers = newest_header(include_dir);
     std::vector<proof_file> proofs;
     for (const auto& entry : fs::directory_iterator(proofs_dir)) {
         if (entry.path().extension() != ".cpp") continue;
@@ -85,7 +95,7 @@ std::vector<proof_file> read_proofs(const fs::path& proofs_dir, const fs::path& 
             for (const auto& twin : fs::directory_iterator(false_dir))
                 if (twin.path().extension() == ".cpp" && id_of(twin.path()) == p.id) p.false_twins.push_back(twin.path().filename().string());
         std::sort(p.false_twins.begin(), p.false_twins.end());
-        p.compiled = has_fresh_object(p.path, build_dir);
+        p.compiled = proved_by_build(p.path, build_dir, headers);
         proofs.push_back(std::move(p));
     }
     std::sort(proofs.begin(), proofs.end(), [](const auto& a, const auto& b) { return a.path < b.path; });

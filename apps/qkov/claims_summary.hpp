@@ -22,11 +22,12 @@ struct proof_file {
     std::string kind;             ///< the "// Kind: ..." line
     int static_asserts = 0;
     std::vector<std::string> false_twins;  ///< proofs/false/T4_*.cpp
-    bool compiled = false;        ///< an object file newer than the source exists in the build tree
+    bool compiled = false;        ///< the build's proofs.stamp is newer than this file and every header
 };
 
 std::vector<catalogued_claim> read_catalogue(const std::filesystem::path& claims_md);
-std::vector<proof_file> read_proofs(const std::filesystem::path& proofs_dir, const std::filesystem::path& build_dir);
+std::vector<proof_file> read_proofs(const std::filesystem::path& proofs_dir, const std::filesystem::path& include_dir,
+                                    const std::filesystem::path& build_dir);
 
 /// Markdown: one row per catalogued claim, then the totals.
 void write_summary(std::ostream& out, const std::vector<catalogued_claim>& claims, const std::vector<proof_file>& proofs);

@@ -12,18 +12,19 @@ int main(int argc, char** argv)
     CLI::App app{"qkov: verified mathematics of transformer attention heads"};
     app.require_subcommand(1);
 
-    std::string proofs_dir = "proofs", catalogue = "docs/CLAIMS.md", build_dir, markdown_out;
+    std::string proofs_dir = "proofs", include_dir = "include", catalogue = "docs/CLAIMS.md", build_dir, markdown_out;
     auto* claims = app.add_subcommand("claims", "Summarize which claim ids are proved by which proof files");
     claims->add_option("--proofs", proofs_dir, "The proofs directory")->check(CLI::ExistingDirectory);
     claims->add_option("--catalogue", catalogue, "The claims catalogue (Markdown table)")->check(CLI::ExistingFile);
-    claims->add_option("--build-dir", build_dir, "Build tree: a proof counts as proved only if its object file is there and fresh");
+    claims->add_option("--include", include_dir, "The headers the proofs use (a newer header makes the build stale)");
+    claims->add_option("--build-dir", build_dir, "Build tree: proved only if its proofs/proofs.stamp is newer than the proof and the headers");
     claims->add_option("--markdown", markdown_out, "Also write the summary to this file");
 
     CLI11_PARSE(app, argc, argv);
     try {
         if (*claims) {
             const auto catalogued = qkov::app::read_catalogue(catalogue);
-            const auto proofs = qkov::app::read_proofs(proofs_dir, build_dir);
+            const auto proofs = qkov::app::read_proofs(proofs_dir, include_dir, build_dir);
             qkov::app::write_summary(std::cout, catalogued, proofs);
             if (!markdown_out.empty()) {
                 std::ofstream out(markdown_out);

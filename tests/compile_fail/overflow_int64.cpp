@@ -1,5 +1,5 @@
 // int64 overflow in constant evaluation is a compile error that says so.
-// expect-error: integer_overflow_detected
+// expect-error: call to non-'constexpr' function 'void qkov::integer_overflow_detected()'
 #include <cstdint>
 #include <limits>
 #include "qkov/scalar/checked.hpp"

@@ -1,5 +1,5 @@
 // A 3 x 2 matrix of rank 1 has neither full column nor full row rank.
-// expect-error: pseudo_inverse_needs_full_rank
+// expect-error: call to non-'constexpr' function 'void qkov::pseudo_inverse_needs_full_rank()'
 #include "qkov/matrix/pseudo_inverse.hpp"
 #include "qkov/scalar/rational.hpp"
 using Q = qkov::rational64;

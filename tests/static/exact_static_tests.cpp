@@ -53,8 +53,23 @@ constexpr auto wide = matrix<rational64, 2, 3>::from_rows({{1, 0, 1}, {0, 1, 1}}
 static_assert(wide * pseudo_inverse(wide) == (matrix<rational64, 2, 2>::identity()));
 static_assert(pseudo_inverse(wide) * wide * pseudo_inverse(wide) == pseudo_inverse(wide));
 
-// Shapes can be asked about without failing.
+// Shapes can be asked about without failing, also of constexpr (const) variables.
 static_assert(composable<matrix<int, 3, 4>, matrix<int, 4, 2>>);
 static_assert(!composable<matrix<int, 3, 4>, matrix<int, 3, 4>>);
+constexpr matrix<int, 3, 4> three_by_four{};
+constexpr matrix<int, 4, 2> four_by_two{};
+static_assert(composable<decltype(three_by_four), decltype(four_by_two)>);
+static_assert(!composable<decltype(three_by_four), decltype(three_by_four)>);
+
+// Widening conversions: int64 -> __int128 -> rational<__int128>.
+constexpr auto narrow_matrix = matrix<checked_int64, 1, 2>::from_rows({{checked_int64(-3), checked_int64(1) }});
+static_assert(matrix_cast<rational128>(matrix_cast<checked_int128>(narrow_matrix))(0, 0) == rational128(-3));
+
+// Over Gaussian rationals the pseudo-inverse conjugates: [1; 2i]^+ = [1, -2i] / 5.
+using GQ = gaussian<rational64>;
+constexpr auto column = matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 2)}});
+static_assert(pseudo_inverse(column) == (matrix<GQ, 1, 2>::from_rows({{GQ(rational64(1, 5)), GQ(rational64(0), rational64(-2, 5))}})));
+static_assert(pseudo_inverse(matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 1)}})) * matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 1)}}) ==
+              (matrix<GQ, 1, 1>::identity()));
 
 } // namespace

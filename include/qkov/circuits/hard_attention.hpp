@@ -1,7 +1,9 @@
 // Attention patterns with all weight on one token (the alpha -> infinity limit of a softmax
 // head), and the residual update of a head with such a pattern. Column convention: tokens are
 // columns; pattern(i, j) is the weight that destination token j puts on source token i, so a
-// head adds W_net X A to the residual stream X (W_net = W_out W_V).
+// head adds W_net X A to the residual stream X (W_net = W_out W_V). Note the orientation:
+// attention_scores() (qk_ov.hpp) has row = query, so a pattern is the transpose of the
+// column-wise softmax of the scores.
 #pragma once
 
 #include <cstddef>

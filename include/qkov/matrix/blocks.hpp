@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "qkov/matrix/matrix.hpp"
 #include "qkov/matrix/shape_check.hpp"
@@ -27,7 +28,8 @@ constexpr matrix<T, R1 * R2, C1 * C2> kron(const matrix<T, R1, C1>& a, const mat
     matrix<T, R1 * R2, C1 * C2> m;
     for (std::size_t i = 0; i < R1; ++i)
         for (std::size_t j = 0; j < C1; ++j) {
-            if (a(i, j) == T(0)) continue;
+            if constexpr (!std::is_floating_point_v<T>)  // keep IEEE 0 * inf = NaN
+                if (a(i, j) == T(0)) continue;
             for (std::size_t k = 0; k < R2; ++k)
                 for (std::size_t l = 0; l < C2; ++l) m(i * R2 + k, j * C2 + l) = a(i, j) * b(k, l);
         }

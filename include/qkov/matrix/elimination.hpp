@@ -68,13 +68,14 @@ constexpr U bareiss_update(const U& pivot, const U& a, const U& below, const U& 
 
 template <class T, std::size_t R, std::size_t C>
 struct echelon_form {
-    matrix<T, R, C> reduced;  ///< upper echelon form (fraction-free)
+    matrix<T, R, C> reduced;  ///< row echelon form (fraction-free for integers, Gaussian for fields)
     std::size_t rank = 0;
     T pivot_product = T(1);  ///< Bareiss: the last pivot; Gauss: the product of pivots
     bool odd_row_swaps = false;
 };
 
-/// Bareiss elimination with row pivoting; a column without a pivot is skipped, which keeps every
+/// Row echelon form with row pivoting: Bareiss over integers, Gaussian elimination over fields
+/// (see the top of this file). A column without a pivot is skipped; for Bareiss that keeps every
 /// division exact because the elimination restricted to the pivot columns is ordinary Bareiss.
 template <exact_scalar T, std::size_t R, std::size_t C>
 constexpr echelon_form<T, R, C> fraction_free_echelon(const matrix<T, R, C>& a)

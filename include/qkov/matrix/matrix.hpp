@@ -1,6 +1,7 @@
 // matrix<T, R, C>: a fixed-size, row-major, literal (constexpr) matrix over any scalar T that has
 // + - * and is constructible from the integers 0 and 1 (exact integers, rationals, Gaussian
-// rationals, symbolic polynomials, intervals, double, ...).
+// rationals, symbolic polynomials, intervals, double, ...). Exact algorithms (rank, inverse, ...)
+// accept exact scalars only; large floating-point work belongs to the xtensor layer.
 //
 // Shapes are part of the type, so a product or sum of incompatible shapes is a compile error
 // that names both shapes (see shape_check.hpp). Column vectors are matrix<T, N, 1>.
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include "qkov/matrix/shape_check.hpp"
+#include "qkov/matrix/value_array.hpp"
 
 namespace qkov {
 
@@ -26,7 +28,10 @@ public:
     static constexpr std::size_t cols = C;
 
     /// The zero matrix.
-    constexpr matrix() { data_.fill(T(0)); }
+    constexpr matrix()
+    {
+        for (auto& x : data_) x = T(0);
+    }
 
     /// From nested braces: matrix<int, 2, 3>::from_rows({{1, 2, 3}, {4, 5, 6}}).
     /// A row with too many entries does not compile; use zero() + set for sparse matrices.
@@ -67,8 +72,8 @@ public:
         return m;
     }
 
-    constexpr T& operator()(std::size_t i, std::size_t j) { return data_[i * C + j]; }
-    constexpr const T& operator()(std::size_t i, std::size_t j) const { return data_[i * C + j]; }
+    constexpr T& operator()(std::size_t i, std::size_t j) { return data_.items[i * C + j]; }
+    constexpr const T& operator()(std::size_t i, std::size_t j) const { return data_.items[i * C + j]; }
 
     /// Bounds-checked access (std::out_of_range at run time, a compile error in constant evaluation).
     constexpr const T& at(std::size_t i, std::size_t j) const
@@ -100,10 +105,10 @@ public:
         return m;
     }
 
-    constexpr const std::array<T, R * C>& entries() const { return data_; }
+    constexpr const value_array<T, R * C>& entries() const { return data_; }
 
 private:
-    std::array<T, R * C> data_;
+    value_array<T, R * C> data_;
 };
 
 template <class M>
@@ -113,7 +118,8 @@ inline constexpr bool is_matrix_v<matrix<T, R, C>> = true;
 
 /// True when A * B is defined: for writing `static_assert(!composable<A, B>)` in proofs.
 template <class A, class B>
-concept composable = is_matrix_v<A> && is_matrix_v<B> && A::cols == B::rows;
+concept composable = is_matrix_v<std::remove_cvref_t<A>> && is_matrix_v<std::remove_cvref_t<B>> &&
+                     std::remove_cvref_t<A>::cols == std::remove_cvref_t<B>::rows;
 
 template <class T, std::size_t R, std::size_t K, std::size_t K2, std::size_t C>
 constexpr matrix<T, R, C> operator*(const matrix<T, R, K>& a, const matrix<T, K2, C>& b)
@@ -121,12 +127,14 @@ constexpr matrix<T, R, C> operator*(const matrix<T, R, K>& a, const matrix<T, K2
     static_assert(shapes_must_fit<op::product, shape<R, K>, shape<K2, C>, K == K2>::value);
     matrix<T, R, C> out;
     if constexpr (K == K2) {
-        // i-k-j order: reads a row of b contiguously; zero entries of a (common in the seeds'
-        // sparse constructions) skip a whole row of work.
+        // i-k-j order: reads a row of b contiguously; exact zero entries of a (common in the
+        // seeds' sparse constructions) skip a whole row of work. Not for floating point, where
+        // 0 * inf and 0 * NaN must stay NaN.
         for (std::size_t i = 0; i < R; ++i)
             for (std::size_t k = 0; k < K; ++k) {
                 const T& aik = a(i, k);
-                if (aik == T(0)) continue;
+                if constexpr (!std::is_floating_point_v<T>)
+                    if (aik == T(0)) continue;
                 for (std::size_t j = 0; j < C; ++j) out(i, j) += aik * b(k, j);
             }
     }
@@ -180,6 +188,22 @@ constexpr matrix<T, C, R> transpose(const matrix<T, R, C>& a)
     matrix<T, C, R> t;
     for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) t(j, i) = a(i, j);
+    return t;
+}
+
+/// The conjugate transpose A^H: the transpose, with entries conjugated where they have conj()
+/// (Gaussian numbers). For real scalars it is the transpose.
+template <class T, std::size_t R, std::size_t C>
+constexpr matrix<T, C, R> adjoint(const matrix<T, R, C>& a)
+{
+    matrix<T, C, R> t;
+    for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < C; ++j) {
+            if constexpr (requires { a(i, j).conj(); })
+                t(j, i) = a(i, j).conj();
+            else
+                t(j, i) = a(i, j);
+        }
     return t;
 }
 

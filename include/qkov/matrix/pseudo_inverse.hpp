@@ -1,8 +1,10 @@
 // The Moore-Penrose pseudo-inverse of a full-rank matrix, exactly:
-//   full column rank: A^+ = (A^T A)^-1 A^T   (then A^+ A = I)
-//   full row rank:    A^+ = A^T (A A^T)^-1   (then A A^+ = I)
+//   full column rank: A^+ = (A^H A)^-1 A^H   (then A^+ A = I)
+//   full row rank:    A^+ = A^H (A A^H)^-1   (then A A^+ = I)
+// A^H is the conjugate transpose (the transpose over rationals; over Gaussian rationals the
+// transpose alone would give a wrong answer, or a singular A^T A for A = [1; i]).
 // Rank-deficient input calls pseudo_inverse_needs_full_rank(): the general case would need an
-// SVD, which has no exact form. Over rationals A^T is the right adjoint (no conjugation needed).
+// SVD, which has no exact form.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +21,7 @@ constexpr matrix<T, C, R> pseudo_inverse(const matrix<T, R, C>& a)
     static_assert(exact_field<T>,
                   "qkov: pseudo_inverse() needs an exact field scalar (rational); convert integer "
                   "matrices first with matrix_cast<rational<I>>(m)");
-    const matrix<T, C, R> at = transpose(a);
+    const matrix<T, C, R> at = adjoint(a);
     const std::size_t r = rank(a);
     if (r == C) return inverse(at * a) * at;
     if (r == R) return at * inverse(a * at);

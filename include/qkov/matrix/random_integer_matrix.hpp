@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 #include "qkov/matrix/matrix.hpp"
 
@@ -23,8 +24,11 @@ public:
     /// Uniform in [lo, hi] (the modulo bias is irrelevant for test instances).
     constexpr std::int64_t uniform(std::int64_t lo, std::int64_t hi)
     {
-        const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
-        return lo + static_cast<std::int64_t>(next() % span);
+        if (lo > hi) throw std::invalid_argument("qkov: splitmix64::uniform needs lo <= hi");
+        // Unsigned arithmetic: hi - lo may exceed INT64_MAX, and the full range has 2^64 values.
+        const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+        const std::uint64_t offset = span == UINT64_MAX ? next() : next() % (span + 1);
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + offset);
     }
 
 private:

@@ -36,6 +36,12 @@ public:
     constexpr checked(J v) : value_(narrow(v))
     {
     }
+    /// From another checked width (range-checked), so matrix_cast can widen int64 to __int128.
+    template <native_signed_integer J>
+        requires(!std::same_as<I, J>)
+    constexpr checked(checked<J> v) : value_(narrow(v.value()))
+    {
+    }
 
     [[nodiscard]] constexpr I value() const { return value_; }
     constexpr explicit operator I() const { return value_; }

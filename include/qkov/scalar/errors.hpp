@@ -16,7 +16,7 @@ namespace qkov {
     throw std::overflow_error("qkov: integer overflow in checked exact arithmetic");
 }
 
-/// A rational or Gaussian rational was divided by zero, or built with a zero denominator.
+/// An exact division by zero: checked integers, rationals (also a zero denominator), Gaussian rationals.
 [[noreturn]] inline void division_by_zero_detected()
 {
     throw std::domain_error("qkov: division by zero in exact arithmetic");

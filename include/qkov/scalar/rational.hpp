@@ -2,8 +2,8 @@
 // positive denominator. Because the representation is canonical, == compares members directly.
 //
 // Intermediate products are reduced by cross-gcds before multiplying (Knuth, TAOCP 4.5.1),
-// which keeps them as small as the result allows: an overflow is reported only when the
-// exact intermediate truly does not fit I.
+// which keeps them small. Overflow is always reported, never wrapped; it may be reported
+// slightly early (a comparison cross-multiplies; the minimum value of I cannot be negated).
 #pragma once
 
 #include <compare>
@@ -26,6 +26,12 @@ public:
     {
     }
     constexpr rational(const I& n, const I& d) : num_(n), den_(d) { normalize(); }
+    /// From a checked integer of another width (range-checked).
+    template <native_signed_integer N>
+        requires(!std::same_as<I, checked<N>>)
+    constexpr rational(checked<N> n) : num_(I(n.value())), den_(1)
+    {
+    }
     template <native_integer N, native_integer D>
     constexpr rational(N n, D d) : rational(I(n), I(d))
     {
