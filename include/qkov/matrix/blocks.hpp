@@ -29,7 +29,7 @@ constexpr matrix<T, R1 * R2, C1 * C2> kron(const matrix<T, R1, C1>& a, const mat
     for (std::size_t i = 0; i < R1; ++i)
         for (std::size_t j = 0; j < C1; ++j) {
             if constexpr (!std::is_floating_point_v<T>)  // keep IEEE 0 * inf = NaN
-                if (a(i, j) == T(0)) continue;
+                if (is_zero(a(i, j))) continue;
             for (std::size_t k = 0; k < R2; ++k)
                 for (std::size_t l = 0; l < C2; ++l) m(i * R2 + k, j * C2 + l) = a(i, j) * b(k, l);
         }

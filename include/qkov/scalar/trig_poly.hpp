@@ -1,0 +1,480 @@
+// trig_poly: exact symbolic trigonometric polynomials, for proofs that hold for *all* integer
+// positions m, n, all angles theta_l and all real parameters (alpha, matrix entries, ...).
+//
+// Representation. cos and sin of (integer linear form L) x theta_l are exponentials: with
+// w_l = e^{i theta_l},  cos(L theta_l) = (w_l^L + w_l^-L) / 2  and  sin(L theta_l) = (w_l^L - w_l^-L) / (2i).
+// A trig_poly is a finite sum of terms  c * x_1^p_1 ... x_r^p_r * w_l1^L_1 ... w_lq^L_q  with
+// c an exact complex coefficient (dyadic_gaussian by default, or gaussian<rational<I>>), x_j real symbols with natural powers, and L_k integer linear forms in
+// symbolic integers (linear_form.hpp). Products multiply coefficients, add powers of equal real
+// symbols and add the exponents of equal phases; a phase whose exponent becomes 0 is 1 and is
+// dropped.
+//
+// Canonical form. Terms are kept sorted by monomial with like terms merged and zero
+// coefficients dropped; each monomial keeps its factors sorted. So == is a comparison of term
+// lists, and:
+// - Sound: equal canonical forms are the same expression, hence the same function.
+// - Complete: different canonical forms are different functions of (x, theta, positions). Group
+//   the terms by their real monomial (distinct monomials in independent real variables are
+//   linearly independent). Within a group, pick integer positions at which the finitely many
+//   distinct exponent tuples (L_1, ..., L_q) stay distinct (distinct affine forms agree only on a
+//   hyperplane, and finitely many hyperplanes do not cover the integer lattice). There the terms
+//   are distinct characters of the torus theta in [0, 2 pi)^q, which are linearly independent
+//   (Fourier), so every coefficient of the difference is 0.
+// The angles are independent symbols: a statement proved here holds for every choice of the
+// theta_l, in particular every RoPE schedule. A statement that needs a relation between angles
+// (theta_2 = theta_1 / 2, say) is outside this class; it will not be proved, never wrongly.
+//
+// Capacities are fixed per monomial (MaxReals real factors, MaxPhases phases) so that terms are
+// flat values; exceeding one is reported by symbolic_capacity_exceeded(), never truncated.
+// Polynomials own heap storage: use them inside one constant evaluation (a constexpr function
+// or lambda called from a static_assert), not as constexpr variables.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "qkov/scalar/dyadic_gaussian.hpp"
+#include "qkov/scalar/gaussian.hpp"
+#include "qkov/scalar/linear_form.hpp"
+#include "qkov/scalar/rational.hpp"
+
+namespace qkov {
+
+namespace detail {
+/// The term list of a trig_poly: a fixed-capacity array shared between copies.
+///
+/// Two measured costs of g++'s constant evaluator shape it. std::vector's push_back, copy and
+/// std::sort are chains of library calls charged one by one (a 2 x 2-term product took 4.5 ms
+/// with std::vector + std::sort). And every heap allocation is expensive (~0.5 ms to copy a
+/// 2-term polynomial), while matrices of polynomials are copied constantly (transpose, blocks).
+/// So copies share the storage and count references; polynomials are immutable once built, and
+/// the only writer, the code that builds a new list, works on a buffer nobody else holds.
+template <class T>
+class term_buffer {
+    struct storage {
+        T* data;
+        std::size_t size;
+        std::size_t capacity;
+        std::size_t references;
+    };
+
+public:
+    constexpr term_buffer() = default;
+    /// Uninitialized room for `capacity` terms, filled by copy-construction in push().
+    constexpr explicit term_buffer(std::size_t capacity)
+    {
+        if (capacity == 0) return;
+        shared_ = new storage{std::allocator<T>().allocate(capacity), 0, capacity, 1};
+    }
+    constexpr term_buffer(const term_buffer& other) : shared_(other.shared_)
+    {
+        if (shared_) ++shared_->references;
+    }
+    constexpr term_buffer(term_buffer&& other) noexcept : shared_(other.shared_) { other.shared_ = nullptr; }
+    constexpr term_buffer& operator=(term_buffer other) noexcept
+    {
+        std::swap(shared_, other.shared_);
+        return *this;
+    }
+    constexpr ~term_buffer()
+    {
+        static_assert(std::is_trivially_destructible_v<T>, "term_buffer does not run destructors");
+        if (shared_ && --shared_->references == 0) {
+            std::allocator<T>().deallocate(shared_->data, shared_->capacity);
+            delete shared_;
+        }
+    }
+
+    /// Appends within the capacity given at construction (callers size it exactly).
+    constexpr void push(const T& x)
+    {
+        writable();
+        if (shared_->size == shared_->capacity) throw std::logic_error("qkov: term_buffer capacity exceeded");
+        std::construct_at(shared_->data + shared_->size, x);
+        ++shared_->size;
+    }
+    constexpr void truncate(std::size_t n)
+    {
+        writable();
+        shared_->size = n;
+    }
+    [[nodiscard]] constexpr std::size_t size() const { return shared_ ? shared_->size : 0; }
+    [[nodiscard]] constexpr bool empty() const { return size() == 0; }
+    constexpr const T& operator[](std::size_t k) const { return shared_->data[k]; }
+    /// Write access to all terms, only for a buffer this object alone holds (one being built).
+    constexpr T* unshared_data()
+    {
+        writable();
+        return shared_->data;
+    }
+
+private:
+    constexpr void writable() const
+    {
+        if (!shared_ || shared_->references != 1) throw std::logic_error("qkov: writing a shared or empty term_buffer");
+    }
+
+    storage* shared_ = nullptr;
+};
+} // namespace detail
+
+/// A monomial needed more real factors or phases than its capacity: raise the template arguments.
+[[noreturn]] inline void symbolic_capacity_exceeded()
+{
+    throw std::length_error("qkov: a trig_poly monomial exceeded its capacity (MaxReals or MaxPhases)");
+}
+
+/// The two constants trig_poly needs from its coefficient ring: 1/2 and i/2.
+template <class C>
+struct trig_coefficient;
+
+template <>
+struct trig_coefficient<dyadic_gaussian> {
+    static constexpr dyadic_gaussian half() { return dyadic_gaussian(1, 0, 1); }
+    static constexpr dyadic_gaussian i_half() { return dyadic_gaussian(0, 1, 1); }
+};
+
+template <class F>
+struct trig_coefficient<gaussian<F>> {
+    static constexpr gaussian<F> half() { return gaussian<F>(F(1) / F(2)); }
+    static constexpr gaussian<F> i_half() { return gaussian<F>(F(0), F(1) / F(2)); }
+};
+
+// Defaults fit the seeds' statements (two positions m, n; up to four real factors and two
+// angles per monomial); each extra slot makes every term copy dearer in constant evaluation.
+template <class Coefficient = dyadic_gaussian, std::size_t MaxReals = 4, std::size_t MaxPhases = 2,
+          std::size_t Symbols = 2>
+class trig_poly {
+public:
+    using coefficient_type = Coefficient;
+    using form = linear_form<Symbols>;
+
+    // Plain arrays and explicit counts: the monomial product is the innermost loop of every
+    // proof, and g++'s constant evaluator charges a function call per std::array access.
+    struct monomial {
+        // Ordering compares the two keys first, then the fields: any total order consistent
+        // with == gives a canonical form, and (keys, fields) is one. The keys are additive
+        // fingerprints - real part: sum of power * hash(id); phase part: sum of exponent
+        // coefficient * hash(angle, slot) - so a product's keys are the sums of its factors'
+        // keys (powers and exponents add; a cancelled phase contributes 0) and cost O(1).
+        std::uint64_t real_key = 0;
+        std::uint64_t phase_key = 0;
+        std::uint8_t reals = 0;
+        std::uint8_t phases = 0;
+        std::uint32_t real[MaxReals]{};        // (id << 16) | power, sorted by id; unused slots 0
+        std::uint16_t angle[MaxPhases]{};      // sorted; unused slots 0
+        form phase[MaxPhases]{};               // nonzero exponents; unused slots zero
+
+        friend constexpr bool operator==(const monomial&, const monomial&) = default;
+        friend constexpr auto operator<=>(const monomial&, const monomial&) = default;
+
+        friend constexpr monomial operator*(const monomial& a, const monomial& b)
+        {
+            monomial r;
+            // Merge the sorted real factors, adding powers of equal symbols.
+            std::size_t i = 0, j = 0, k = 0;
+            while (i < a.reals || j < b.reals) {
+                if (k == MaxReals) symbolic_capacity_exceeded();
+                const std::uint32_t id_a = i < a.reals ? a.real[i] >> 16 : 0x10000;
+                const std::uint32_t id_b = j < b.reals ? b.real[j] >> 16 : 0x10000;
+                if (id_a < id_b) {
+                    r.real[k++] = a.real[i++];
+                } else if (id_b < id_a) {
+                    r.real[k++] = b.real[j++];
+                } else {
+                    const std::uint32_t power = (a.real[i++] & 0xFFFF) + (b.real[j++] & 0xFFFF);
+                    if (power > 0xFFFF) integer_overflow_detected();
+                    r.real[k++] = (id_a << 16) | power;
+                }
+            }
+            r.reals = static_cast<std::uint8_t>(k);
+            // Merge the sorted phases, adding exponents of equal angles; w^0 = 1 is dropped.
+            i = j = k = 0;
+            while (i < a.phases || j < b.phases) {
+                if (j == b.phases || (i < a.phases && a.angle[i] < b.angle[j])) {
+                    if (k == MaxPhases) symbolic_capacity_exceeded();
+                    r.angle[k] = a.angle[i];
+                    r.phase[k++] = a.phase[i++];
+                } else if (i == a.phases || b.angle[j] < a.angle[i]) {
+                    if (k == MaxPhases) symbolic_capacity_exceeded();
+                    r.angle[k] = b.angle[j];
+                    r.phase[k++] = b.phase[j++];
+                } else {
+                    const form sum = a.phase[i] + b.phase[j];
+                    if (!sum.is_zero()) {
+                        if (k == MaxPhases) symbolic_capacity_exceeded();
+                        r.angle[k] = a.angle[i];
+                        r.phase[k++] = sum;
+                    }
+                    ++i;
+                    ++j;
+                }
+            }
+            r.phases = static_cast<std::uint8_t>(k);
+            r.real_key = a.real_key + b.real_key;  // unsigned: wraps, by design
+            r.phase_key = a.phase_key + b.phase_key;
+            return r;
+        }
+
+        static constexpr std::uint64_t real_hash(std::uint16_t id) { return (std::uint64_t{id} + 1) * 0x9E3779B97F4A7C15ULL; }
+        static constexpr std::uint64_t phase_hash(std::uint16_t angle, const form& exponent)
+        {
+            std::uint64_t h = 0;
+            for (std::size_t c = 0; c <= Symbols; ++c)
+                h += static_cast<std::uint64_t>(static_cast<std::int64_t>(exponent.coefficient_raw(c))) *
+                     ((std::uint64_t{angle} * (Symbols + 1) + c + 1) * 0xC2B2AE3D27D4EB4FULL);
+            return h;
+        }
+
+        /// The complex conjugate: w^L -> w^-L (theta real, L integer-valued); real symbols stay.
+        [[nodiscard]] constexpr monomial conj() const
+        {
+            monomial r = *this;
+            for (std::size_t k = 0; k < phases; ++k) r.phase[k] = -phase[k];
+            r.phase_key = 0 - phase_key;  // the phase key is linear in the exponents
+            return r;
+        }
+    };
+
+    struct term {
+        Coefficient coefficient;
+        monomial mono;
+    };
+
+    constexpr trig_poly() = default;
+    constexpr trig_poly(const Coefficient& c)
+    {
+        if (!(c == Coefficient(0))) {
+            terms_ = buffer(1);
+            terms_.push({c, monomial{}});
+        }
+    }
+    template <native_integer N>
+    constexpr trig_poly(N c) : trig_poly(Coefficient(static_cast<std::int64_t>(c)))
+    {
+    }
+
+    /// The real symbol number `id` (alpha, a matrix entry, ...), to the first power.
+    static constexpr trig_poly variable(std::uint16_t id)
+    {
+        monomial m;
+        m.reals = 1;
+        m.real[0] = (std::uint32_t{id} << 16) | 1;
+        m.real_key = monomial::real_hash(id);
+        trig_poly p;
+        p.terms_ = buffer(1);
+        p.terms_.push({Coefficient(1), m});
+        return p;
+    }
+
+    /// w_angle^L = e^{i L theta_angle}.
+    static constexpr trig_poly phase(std::uint16_t angle, const form& exponent)
+    {
+        if (exponent.is_zero()) return trig_poly(1);
+        monomial m;
+        m.phases = 1;
+        m.angle[0] = angle;
+        m.phase[0] = exponent;
+        m.phase_key = monomial::phase_hash(angle, exponent);
+        trig_poly p;
+        p.terms_ = buffer(1);
+        p.terms_.push({Coefficient(1), m});
+        return p;
+    }
+
+    /// cos(L theta_angle) = (w^L + w^-L) / 2.
+    static constexpr trig_poly cos(std::uint16_t angle, const form& exponent)
+    {
+        return two_phases(angle, exponent, trig_coefficient<Coefficient>::half(), trig_coefficient<Coefficient>::half());
+    }
+
+    /// sin(L theta_angle) = (w^L - w^-L) / (2i) = -i/2 w^L + i/2 w^-L.
+    static constexpr trig_poly sin(std::uint16_t angle, const form& exponent)
+    {
+        const Coefficient i_half = trig_coefficient<Coefficient>::i_half();
+        return two_phases(angle, exponent, -i_half, i_half);
+    }
+
+    [[nodiscard]] constexpr const term& term_at(std::size_t k) const { return terms_[k]; }
+    [[nodiscard]] constexpr std::size_t size() const { return terms_.size(); }
+    [[nodiscard]] constexpr bool is_zero() const { return terms_.empty(); }
+
+    [[nodiscard]] constexpr trig_poly conj() const
+    {
+        buffer t(terms_.size());
+        for (std::size_t k = 0; k < terms_.size(); ++k) t.push({terms_[k].coefficient.conj(), terms_[k].mono.conj()});
+        return from_unsorted(std::move(t));
+    }
+    /// Real and imaginary parts, as functions of real symbols and real angles.
+    [[nodiscard]] constexpr trig_poly real() const { return (*this + conj()) * trig_poly(trig_coefficient<Coefficient>::half()); }
+    /// (p - conj p) / (2i) = -(i/2) (p - conj p).
+    [[nodiscard]] constexpr trig_poly imag() const
+    {
+        return (conj() - *this) * trig_poly(trig_coefficient<Coefficient>::i_half());
+    }
+
+    friend constexpr trig_poly operator+(const trig_poly& a, const trig_poly& b) { return merge(a, b, false); }
+    friend constexpr trig_poly operator-(const trig_poly& a, const trig_poly& b) { return merge(a, b, true); }
+    constexpr trig_poly operator-() const
+    {
+        trig_poly r;
+        r.terms_ = buffer(terms_.size());
+        for (std::size_t k = 0; k < terms_.size(); ++k) r.terms_.push({-terms_[k].coefficient, terms_[k].mono});
+        return r;
+    }
+    constexpr trig_poly operator+() const { return *this; }
+
+    friend constexpr trig_poly operator*(const trig_poly& a, const trig_poly& b)
+    {
+        if (a.terms_.empty() || b.terms_.empty()) return trig_poly{};
+        buffer product(a.terms_.size() * b.terms_.size());
+        for (std::size_t i = 0; i < a.terms_.size(); ++i)
+            for (std::size_t j = 0; j < b.terms_.size(); ++j)
+                product.push({a.terms_[i].coefficient * b.terms_[j].coefficient, a.terms_[i].mono * b.terms_[j].mono});
+        return from_unsorted(std::move(product));
+    }
+
+    constexpr trig_poly& operator+=(const trig_poly& b) { return *this = *this + b; }
+    constexpr trig_poly& operator-=(const trig_poly& b) { return *this = *this - b; }
+    constexpr trig_poly& operator*=(const trig_poly& b) { return *this = *this * b; }
+
+    friend constexpr bool operator==(const trig_poly& a, const trig_poly& b)
+    {
+        if (a.terms_.size() != b.terms_.size()) return false;
+        for (std::size_t k = 0; k < a.terms_.size(); ++k)
+            if (!same(a.terms_[k].mono, b.terms_[k].mono) || !(a.terms_[k].coefficient == b.terms_[k].coefficient)) return false;
+        return true;
+    }
+
+private:
+    using buffer = detail::term_buffer<term>;
+
+    static constexpr bool before(const monomial& x, const monomial& y)
+    {
+        if (x.real_key != y.real_key) return x.real_key < y.real_key;
+        if (x.phase_key != y.phase_key) return x.phase_key < y.phase_key;
+        return x < y;
+    }
+    static constexpr bool same(const monomial& x, const monomial& y)
+    {
+        return x.real_key == y.real_key && x.phase_key == y.phase_key && x == y;
+    }
+
+    static constexpr trig_poly two_phases(std::uint16_t angle, const form& exponent, const Coefficient& c_plus,
+                                          const Coefficient& c_minus)
+    {
+        if (exponent.is_zero()) return trig_poly(c_plus + c_minus);
+        buffer t(2);
+        t.push({c_plus, phase(angle, exponent).terms_[0].mono});
+        t.push({c_minus, phase(angle, -exponent).terms_[0].mono});
+        return from_unsorted(std::move(t));
+    }
+
+    // Insertion sort of t[lo, hi): plain loops, the fastest for the short runs that dominate.
+    static constexpr void insertion_sort(term* t, std::size_t lo, std::size_t hi)
+    {
+        for (std::size_t i = lo + 1; i < hi; ++i) {
+            if (!before(t[i].mono, t[i - 1].mono)) continue;
+            term moving = t[i];
+            std::size_t j = i;
+            while (j > lo && before(moving.mono, t[j - 1].mono)) {
+                t[j] = t[j - 1];
+                --j;
+            }
+            t[j] = moving;
+        }
+    }
+
+    // Sorts: insertion sort on runs of 16, then bottom-up merges (O(n log n) for the
+    // thousands of terms of products with symbolic matrix entries).
+    static constexpr void sort_terms(term* t, std::size_t n)
+    {
+        constexpr std::size_t run = 16;
+        for (std::size_t lo = 0; lo < n; lo += run) insertion_sort(t, lo, lo + run < n ? lo + run : n);
+        if (n <= run) return;
+        buffer scratch_buffer(n);
+        for (std::size_t k = 0; k < n; ++k) scratch_buffer.push(t[k]);
+        term* from = t;
+        term* to = scratch_buffer.unshared_data();
+        for (std::size_t width = run; width < n; width *= 2) {
+            for (std::size_t lo = 0; lo < n; lo += 2 * width) {
+                const std::size_t mid = lo + width < n ? lo + width : n;
+                const std::size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+                std::size_t i = lo, j = mid, k = lo;
+                while (i < mid && j < hi) to[k++] = before(from[j].mono, from[i].mono) ? from[j++] : from[i++];
+                while (i < mid) to[k++] = from[i++];
+                while (j < hi) to[k++] = from[j++];
+            }
+            std::swap(from, to);
+        }
+        if (from != t)
+            for (std::size_t k = 0; k < n; ++k) t[k] = from[k];
+    }
+
+    // Sorts, merges like terms and drops zeros, in place.
+    static constexpr trig_poly from_unsorted(buffer terms)
+    {
+        const std::size_t n = terms.size();
+        term* t = n ? terms.unshared_data() : nullptr;
+        sort_terms(t, n);
+        std::size_t out = 0;
+        for (std::size_t k = 0; k < n;) {
+            Coefficient c = t[k].coefficient;
+            std::size_t next = k + 1;
+            while (next < n && same(t[next].mono, t[k].mono)) c += t[next++].coefficient;
+            if (!(c == Coefficient(0))) {
+                if (out != k) t[out].mono = t[k].mono;
+                t[out].coefficient = c;
+                ++out;
+            }
+            k = next;
+        }
+        if (n) terms.truncate(out);
+        trig_poly p;
+        p.terms_ = std::move(terms);
+        return p;
+    }
+
+    // a + b or a - b of two canonical term lists, in one sorted pass.
+    static constexpr trig_poly merge(const trig_poly& a, const trig_poly& b, bool subtract)
+    {
+        if (b.terms_.empty()) return a;  // shares a's terms: the common "0 + x" of accumulations
+        if (a.terms_.empty()) {
+            // Not `subtract ? -b : b`: with that conditional, g++ 12's constant evaluation
+            // released the shared storage once too often (measured: "use of allocated storage
+            // after deallocation" in `P() + p`).
+            if (subtract) return -b;
+            return b;
+        }
+        trig_poly r;
+        r.terms_ = buffer(a.terms_.size() + b.terms_.size());
+        std::size_t i = 0, j = 0;
+        const std::size_t na = a.terms_.size(), nb = b.terms_.size();
+        while (i < na || j < nb) {
+            if (j == nb || (i < na && before(a.terms_[i].mono, b.terms_[j].mono))) {
+                r.terms_.push(a.terms_[i++]);
+            } else if (i == na || before(b.terms_[j].mono, a.terms_[i].mono)) {
+                const term& y = b.terms_[j++];
+                r.terms_.push({subtract ? Coefficient(-y.coefficient) : y.coefficient, y.mono});
+            } else {
+                const Coefficient c = subtract ? Coefficient(a.terms_[i].coefficient - b.terms_[j].coefficient)
+                                               : Coefficient(a.terms_[i].coefficient + b.terms_[j].coefficient);
+                if (!(c == Coefficient(0))) r.terms_.push({c, a.terms_[i].mono});
+                ++i;
+                ++j;
+            }
+        }
+        return r;
+    }
+
+    buffer terms_;  // canonical: sorted by (key, monomial), merged, no zero coefficients
+};
+
+} // namespace qkov
