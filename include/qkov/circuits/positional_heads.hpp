@@ -1,0 +1,45 @@
+// Heads built by hand from position alone or from chosen coordinates (seeds 000 and 001),
+// generic over the scalar: the same functions feed the symbolic proofs and the experiments.
+#pragma once
+
+#include <cstddef>
+
+#include "qkov/circuits/rope.hpp"
+#include "qkov/matrix/matrix.hpp"
+
+namespace qkov {
+
+template <class T, std::size_t d, std::size_t D>
+struct qk_factors {
+    matrix<T, d, D> w_q;
+    matrix<T, d, D> w_k;
+};
+
+/// Seed 001's previous-token head. Every token has the constant coordinate x_0 = 1 (0-based;
+/// the seed's x_{i1}). W_k copies it into the first coordinate of every rotated pair, so
+/// W_k x = u = (1, 0, 1, 0, ...) in the interleaved layout; W_q = alpha R_{-1} W_k. Then
+/// q_{n+1}^T k_m = alpha sum_l cos((m - n) theta_l), which is (d/2) alpha at m = n.
+template <rope_layout L, std::size_t D, class Angles>
+constexpr qk_factors<typename Angles::scalar, L.d, D> previous_token_head(const Angles& angles,
+                                                                          const typename Angles::scalar& alpha)
+{
+    using T = typename Angles::scalar;
+    qk_factors<T, L.d, D> head;
+    for (std::size_t l = 0; l < L.rotary_dim / 2; ++l) head.w_k(L.first(l), 0) = T(1);
+    head.w_q = alpha * (rope_rotation<T, L>::at(angles, -1) * head.w_k);
+    return head;
+}
+
+/// (0_{d x offset} | diag(0_{d0}, 1_{d - d0}) | 0): reads coordinates offset + d0 .. offset + d - 1
+/// of the residual stream into head coordinates d0 .. d - 1 (seed 000's semantic head uses
+/// offset 0 for W_Q and offset d for W_K; d0 = 0 gives (I_d | 0), d0 = d - 2 the last pair).
+template <class T, std::size_t d, std::size_t D>
+constexpr matrix<T, d, D> coordinate_reader(std::size_t d0, std::size_t offset)
+{
+    if (offset + d > D || d0 > d) throw std::out_of_range("qkov: coordinate_reader reads outside the residual stream");
+    matrix<T, d, D> w;
+    for (std::size_t i = d0; i < d; ++i) w(i, offset + i) = T(1);
+    return w;
+}
+
+} // namespace qkov
