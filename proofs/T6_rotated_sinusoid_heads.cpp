@@ -1,0 +1,60 @@
+// Claim T6: Exercise 2 of seed 002 - heads that select positions by rotating a sinusoidal basis:
+// (b) the self-position head, (c) the previous-position head through a 2 x 2 rotation, (f) the
+// opposite rotation that looks one position ahead (the induction head's query).
+// Kind: P (symbolic positions, frequencies alpha_l and magnitudes lambda_l).
+//
+// The position embedding of token n, in the basis (u_0^cos, u_0^sin, u_1^cos, u_1^sin), is
+// p_n = (lambda_0 cos(n alpha_0), lambda_0 sin(n alpha_0), lambda_1 cos(n alpha_1), lambda_1 sin(n alpha_1)),
+// and W_K reads these four coordinates (W_K = I in this basis). The seed's rotation
+// [[cos a, sin a], [-sin a, cos a]] per frequency is R_{-1} in RoPE's notation, so the generic
+// rope_rotation builds it: W_Q = R_{-1} for (c) and R_{+1} for (f).
+#include "qkov/circuits/rope.hpp"
+#include "qkov/scalar/trig_poly.hpp"
+
+namespace {
+using namespace qkov;
+using P = trig_poly<>;
+constexpr rope_layout L = interleaved_layout(4);  // two frequencies alpha_0, alpha_1
+using R = rope_rotation<P, L>;
+
+constexpr matrix<P, 4, 1> embedding(const linear_form<>& token)
+{
+    const P lambda0 = P::variable(0), lambda1 = P::variable(1);
+    return matrix<P, 4, 1>::from_rows({{lambda0 * P::cos(0, token)}, {lambda0 * P::sin(0, token)},
+                                       {lambda1 * P::cos(1, token)}, {lambda1 * P::sin(1, token)}});
+}
+
+constexpr P score(const matrix<P, 4, 1>& query, const matrix<P, 4, 1>& key) { return (transpose(query) * key)(0, 0); }
+
+constexpr P cosine_profile(const linear_form<>& offset)
+{
+    const P lambda0 = P::variable(0), lambda1 = P::variable(1);
+    return lambda0 * lambda0 * P::cos(0, offset) + lambda1 * lambda1 * P::cos(1, offset);
+}
+
+// (b) W_Q = W_K: the score of query n against key m is sum_l lambda_l^2 cos((n - m) alpha_l),
+// largest at m = n.
+static_assert([] {
+    const auto m = position(0), n = position(1);
+    return score(embedding(n), embedding(m)) == cosine_profile(n - m);
+}(), "T6(b): self-position head scores sum_l lambda_l^2 cos((n - m) alpha_l)");
+
+// (c) The rotated query of token n is exactly the embedding of token n - 1, so the head
+// scores as the self-position head shifted by one: it selects the previous token.
+static_assert([] {
+    const symbolic_angles<P> angles;
+    const auto m = position(0), n = position(1);
+    const auto query = R::at(angles, -1) * embedding(n);
+    return query == embedding(n - 1) && score(query, embedding(m)) == cosine_profile(n - 1 - m);
+}(), "T6(c): W_Q = rotation by -alpha maps p_n to p_{n-1}: a previous-token head");
+
+// (f) The opposite rotation maps p_n to p_{n+1}: reading a stored position (from head (e)) it
+// asks for the token after it - the induction head's query.
+static_assert([] {
+    const symbolic_angles<P> angles;
+    const auto m = position(0), n = position(1);
+    const auto query = R::at(angles, 1) * embedding(n);
+    return query == embedding(n + 1) && score(query, embedding(m)) == cosine_profile(n + 1 - m);
+}(), "T6(f): the opposite rotation maps p_n to p_{n+1}: attends to the token after");
+
+} // namespace

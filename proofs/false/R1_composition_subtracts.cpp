@@ -1,0 +1,12 @@
+// False twin of R1: rotations compose by subtracting positions, R_m R_n = R_{m-n}.
+// expect-error: static assertion failed: R1 false twin
+#include "../R1_rotation_group.cpp"
+
+namespace {
+static_assert([] {
+    using R = rope_rotation<P, interleaved_layout(8)>;
+    const symbolic_angles<P> angles;
+    const auto m = position(0), n = position(1);
+    return R::at(angles, m) * R::at(angles, n) == R::at(angles, m - n);
+}(), "R1 false twin: R_m R_n = R_{m-n}");
+}

@@ -1,0 +1,8 @@
+// False twin of R2 (scores): the score sees R_{m-n} instead of R_{n-m}.
+// expect-error: static assertion failed: R2 false twin
+#include "../R2_score_bilinear_form.cpp"
+
+namespace {
+static_assert(score_is_bilinear_in_relative_rotation<interleaved_layout(d)>(-1),
+              "R2 false twin: q_m^T k_n = x_m^T W_q^T R_{m-n} W_k x_n");
+}

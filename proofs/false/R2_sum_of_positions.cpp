@@ -1,0 +1,7 @@
+// False twin of R2: the relative rotation is R_{n+m} instead of R_{n-m}.
+// expect-error: static assertion failed: R2 false twin
+#include "../R2_relative_position.cpp"
+
+namespace {
+static_assert(relative_position_blocks<interleaved_layout(64)>(-1), "R2 false twin: R_m^T R_n = R_{n+m}");
+}

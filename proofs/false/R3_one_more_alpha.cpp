@@ -1,0 +1,7 @@
+// False twin of R3: the previous-token score is (d/2 + 1) alpha.
+// expect-error: static assertion failed: R3 false twin
+#include "../R3_previous_token_score.cpp"
+
+namespace {
+static_assert(previous_token_score_is<8>(5), "R3 false twin: q_{n+1}^T k_n = (d/2 + 1) alpha");
+}

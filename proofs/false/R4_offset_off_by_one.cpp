@@ -1,0 +1,7 @@
+// False twin of R4: the profile is alpha sum_l cos((m - n - 1) theta_l) (an off-by-one offset).
+// expect-error: static assertion failed: R4 false twin
+#include "../R4_previous_token_profile.cpp"
+
+namespace {
+static_assert(previous_token_profile<8>(-1), "R4 false twin: offset m - n - 1");
+}

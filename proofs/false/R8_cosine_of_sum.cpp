@@ -1,0 +1,7 @@
+// False twin of R8: the scores depend on n + m (absolute position) rather than n - m.
+// expect-error: static assertion failed: R8 false twin
+#include "../R8_recency_identity.cpp"
+
+namespace {
+static_assert(recency_identity<8>(-1), "R8 false twin: cos((n + m) theta_i)");
+}

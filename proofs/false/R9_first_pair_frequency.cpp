@@ -1,0 +1,7 @@
+// False twin of R9: the last pair turns with the first pair's angle theta_1.
+// expect-error: static assertion failed: R9 false twin
+#include "../R9_last_pair_identity.cpp"
+
+namespace {
+static_assert(last_pair_identity<8>(0), "R9 false twin: cos((n - m) theta_1)");
+}

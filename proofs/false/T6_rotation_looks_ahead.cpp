@@ -1,0 +1,11 @@
+// False twin of T6: the rotation by -alpha of (c) looks one token ahead (maps p_n to p_{n+1}).
+// expect-error: static assertion failed: T6 false twin
+#include "../T6_rotated_sinusoid_heads.cpp"
+
+namespace {
+static_assert([] {
+    const symbolic_angles<P> angles;
+    const auto n = position(1);
+    return R::at(angles, -1) * embedding(n) == embedding(n + 1);
+}(), "T6 false twin: R_{-1} p_n = p_{n+1}");
+}
