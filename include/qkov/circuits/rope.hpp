@@ -25,7 +25,6 @@
 #include "qkov/matrix/matrix.hpp"
 #include "qkov/matrix/value_array.hpp"
 #include "qkov/scalar/gaussian.hpp"
-#include "qkov/scalar/rational.hpp"
 
 namespace qkov {
 

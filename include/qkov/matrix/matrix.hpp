@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <initializer_list>
 #include <stdexcept>
@@ -136,12 +137,32 @@ template <class A, class B>
 concept composable = is_matrix_v<std::remove_cvref_t<A>> && is_matrix_v<std::remove_cvref_t<B>> &&
                      std::remove_cvref_t<A>::cols == std::remove_cvref_t<B>::rows;
 
+/// Scalars that sum a row-times-column product in one pass (trig_poly: one sort instead of a new
+/// polynomial per partial sum).
+template <class T>
+concept fused_dot_product = requires(const T* const* x, std::size_t n) {
+    { T::sum_of_products(x, x, n) } -> std::same_as<T>;
+};
+
 template <class T, std::size_t R, std::size_t K, std::size_t K2, std::size_t C>
 constexpr matrix<T, R, C> operator*(const matrix<T, R, K>& a, const matrix<T, K2, C>& b)
 {
     static_assert(shapes_must_fit<op::product, shape<R, K>, shape<K2, C>, K == K2>::value);
     matrix<T, R, C> out;
-    if constexpr (K == K2) {
+    if constexpr (K == K2 && fused_dot_product<T>) {
+        const T* left[K];
+        const T* right[K];
+        for (std::size_t i = 0; i < R; ++i)
+            for (std::size_t j = 0; j < C; ++j) {
+                std::size_t n = 0;
+                for (std::size_t k = 0; k < K; ++k)
+                    if (!is_zero(a(i, k)) && !is_zero(b(k, j))) {
+                        left[n] = &a(i, k);
+                        right[n++] = &b(k, j);
+                    }
+                out(i, j) = T::sum_of_products(left, right, n);
+            }
+    } else if constexpr (K == K2) {
         // i-k-j order: reads a row of b contiguously; exact zero entries of a (common in the
         // seeds' sparse constructions) skip a whole row of work. Not for floating point, where
         // 0 * inf and 0 * NaN must stay NaN.

@@ -10,10 +10,17 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "qkov/scalar/errors.hpp"
 
 namespace qkov {
+
+/// A number with a denominator other than a power of two was converted to dyadic_gaussian.
+[[noreturn]] inline void not_a_dyadic_number()
+{
+    throw std::domain_error("qkov: the number is not dyadic (its denominator is not a power of two)");
+}
 
 class dyadic_gaussian {
 public:
@@ -26,6 +33,19 @@ public:
     }
 
     static constexpr dyadic_gaussian i() { return dyadic_gaussian(0, 1, 0); }
+
+    /// The real number num / den, which must be dyadic (den a power of two, up to sign).
+    static constexpr dyadic_gaussian from_fraction(std::int64_t num, std::int64_t den)
+    {
+        if (den < 0) {
+            if (num == INT64_MIN || den == INT64_MIN) integer_overflow_detected();
+            num = -num;
+            den = -den;
+        }
+        if (den == 0) division_by_zero_detected();
+        if ((den & (den - 1)) != 0) not_a_dyadic_number();
+        return dyadic_gaussian(num, 0, static_cast<std::uint32_t>(__builtin_ctzll(static_cast<std::uint64_t>(den))));
+    }
 
     [[nodiscard]] constexpr std::int64_t real_numerator() const { return re_; }
     [[nodiscard]] constexpr std::int64_t imag_numerator() const { return im_; }

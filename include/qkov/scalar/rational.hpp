@@ -45,6 +45,7 @@ public:
 
     friend constexpr rational operator*(const rational& a, const rational& b)
     {
+        if (a.den_ == I(1) && b.den_ == I(1)) return from_lowest_terms(a.num_ * b.num_, I(1));  // integers: no gcd
         I g1 = gcd(a.num_, b.den_);
         I g2 = gcd(b.num_, a.den_);  // both >= 1: denominators are positive
         I n1 = a.num_ / g1;
@@ -109,6 +110,10 @@ private:
     // then reduce only by gcd(numerator, d), which is all that can remain.
     static constexpr rational add(const rational& a, const rational& b, bool subtract)
     {
+        if (a.den_ == I(1) && b.den_ == I(1))  // integers: no gcd
+            return from_lowest_terms(subtract ? I(a.num_ - b.num_) : I(a.num_ + b.num_), I(1));
+        if (b.num_ == I(0)) return a;
+        if (a.num_ == I(0)) return subtract ? rational(-b) : b;
         I d = gcd(a.den_, b.den_);
         I a_scale = b.den_ / d;
         I b_scale = a.den_ / d;

@@ -4,7 +4,8 @@
 // Representation. cos and sin of (integer linear form L) x theta_l are exponentials: with
 // w_l = e^{i theta_l},  cos(L theta_l) = (w_l^L + w_l^-L) / 2  and  sin(L theta_l) = (w_l^L - w_l^-L) / (2i).
 // A trig_poly is a finite sum of terms  c * x_1^p_1 ... x_r^p_r * w_l1^L_1 ... w_lq^L_q  with
-// c an exact complex coefficient (dyadic_gaussian by default, or gaussian<rational<I>>), x_j real symbols with natural powers, and L_k integer linear forms in
+// c an exact complex coefficient (dyadic_gaussian by default, or gaussian<rational<I>>), x_j real
+// symbols with natural powers, and L_k integer linear forms in
 // symbolic integers (linear_form.hpp). Products multiply coefficients, add powers of equal real
 // symbols and add the exponents of equal phases; a phase whose exponent becomes 0 is 1 and is
 // dropped.
@@ -30,12 +31,8 @@
 // or lambda called from a static_assert), not as constexpr variables.
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <compare>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -43,7 +40,6 @@
 #include "qkov/scalar/dyadic_gaussian.hpp"
 #include "qkov/scalar/gaussian.hpp"
 #include "qkov/scalar/linear_form.hpp"
-#include "qkov/scalar/rational.hpp"
 
 namespace qkov {
 
@@ -58,8 +54,16 @@ namespace detail {
 /// the only writer, the code that builds a new list, works on a buffer nobody else holds.
 template <class T>
 class term_buffer {
+    // Uninitialized room without <memory> (0.5 s of parsing per translation unit): a union
+    // member starts its lifetime when first assigned, which constant evaluation allows.
+    struct slot {
+        union {
+            T value;
+        };
+        constexpr slot() {}
+    };
     struct storage {
-        T* data;
+        slot* data;
         std::size_t size;
         std::size_t capacity;
         std::size_t references;
@@ -71,7 +75,7 @@ public:
     constexpr explicit term_buffer(std::size_t capacity)
     {
         if (capacity == 0) return;
-        shared_ = new storage{std::allocator<T>().allocate(capacity), 0, capacity, 1};
+        shared_ = new storage{new slot[capacity], 0, capacity, 1};
     }
     constexpr term_buffer(const term_buffer& other) : shared_(other.shared_)
     {
@@ -85,9 +89,9 @@ public:
     }
     constexpr ~term_buffer()
     {
-        static_assert(std::is_trivially_destructible_v<T>, "term_buffer does not run destructors");
+        static_assert(std::is_trivially_destructible_v<T>, "term_buffer does not run element destructors");
         if (shared_ && --shared_->references == 0) {
-            std::allocator<T>().deallocate(shared_->data, shared_->capacity);
+            delete[] shared_->data;
             delete shared_;
         }
     }
@@ -97,23 +101,12 @@ public:
     {
         writable();
         if (shared_->size == shared_->capacity) throw std::logic_error("qkov: term_buffer capacity exceeded");
-        std::construct_at(shared_->data + shared_->size, x);
+        shared_->data[shared_->size].value = x;
         ++shared_->size;
-    }
-    constexpr void truncate(std::size_t n)
-    {
-        writable();
-        shared_->size = n;
     }
     [[nodiscard]] constexpr std::size_t size() const { return shared_ ? shared_->size : 0; }
     [[nodiscard]] constexpr bool empty() const { return size() == 0; }
-    constexpr const T& operator[](std::size_t k) const { return shared_->data[k]; }
-    /// Write access to all terms, only for a buffer this object alone holds (one being built).
-    constexpr T* unshared_data()
-    {
-        writable();
-        return shared_->data;
-    }
+    constexpr const T& operator[](std::size_t k) const { return shared_->data[k].value; }
 
 private:
     constexpr void writable() const
@@ -159,21 +152,87 @@ public:
     // Plain arrays and explicit counts: the monomial product is the innermost loop of every
     // proof, and g++'s constant evaluator charges a function call per std::array access.
     struct monomial {
+        static_assert(Symbols <= 2, "qkov: a packed phase holds a constant and two position coefficients");
+
         // Ordering compares the two keys first, then the fields: any total order consistent
         // with == gives a canonical form, and (keys, fields) is one. The keys are additive
         // fingerprints - real part: sum of power * hash(id); phase part: sum of exponent
         // coefficient * hash(angle, slot) - so a product's keys are the sums of its factors'
         // keys (powers and exponents add; a cancelled phase contributes 0) and cost O(1).
+        // Fields are packed into few scalars: g++'s constant evaluator copies and compares
+        // aggregates field by field, and terms are copied and compared constantly.
         std::uint64_t real_key = 0;
         std::uint64_t phase_key = 0;
         std::uint8_t reals = 0;
         std::uint8_t phases = 0;
-        std::uint32_t real[MaxReals]{};        // (id << 16) | power, sorted by id; unused slots 0
-        std::uint16_t angle[MaxPhases]{};      // sorted; unused slots 0
-        form phase[MaxPhases]{};               // nonzero exponents; unused slots zero
+        std::uint32_t real[MaxReals]{};  // (id << 16) | power, sorted by id; unused slots 0
+        // Phase k: angle in bits 48-63, exponent coefficient c (c = 0 the constant, c = 1.. the
+        // positions) as a 16-bit two's complement number in bits 16c .. 16c + 15. Sorted by angle;
+        // exponents never zero; unused slots 0.
+        std::uint64_t phase[MaxPhases]{};
 
-        friend constexpr bool operator==(const monomial&, const monomial&) = default;
-        friend constexpr auto operator<=>(const monomial&, const monomial&) = default;
+        // Written out over the packed scalars: the defaulted comparisons go through a chain of
+        // std::strong_ordering calls per field in constant evaluation.
+        friend constexpr bool operator==(const monomial& a, const monomial& b)
+        {
+            if (a.real_key != b.real_key || a.phase_key != b.phase_key || a.reals != b.reals || a.phases != b.phases)
+                return false;
+            for (std::size_t k = 0; k < a.reals; ++k)
+                if (a.real[k] != b.real[k]) return false;
+            for (std::size_t k = 0; k < a.phases; ++k)
+                if (a.phase[k] != b.phase[k]) return false;
+            return true;
+        }
+        /// A strict total order consistent with ==: keys, then counts, then the packed fields.
+        friend constexpr bool operator<(const monomial& a, const monomial& b)
+        {
+            if (a.real_key != b.real_key) return a.real_key < b.real_key;
+            if (a.phase_key != b.phase_key) return a.phase_key < b.phase_key;
+            if (a.reals != b.reals) return a.reals < b.reals;
+            if (a.phases != b.phases) return a.phases < b.phases;
+            for (std::size_t k = 0; k < a.reals; ++k)
+                if (a.real[k] != b.real[k]) return a.real[k] < b.real[k];
+            for (std::size_t k = 0; k < a.phases; ++k)
+                if (a.phase[k] != b.phase[k]) return a.phase[k] < b.phase[k];
+            return false;
+        }
+
+        static constexpr std::uint64_t pack(std::uint16_t angle, const form& exponent)
+        {
+            std::uint64_t word = std::uint64_t{angle} << 48;
+            for (std::size_t c = 0; c <= Symbols; ++c) {
+                const std::int32_t v = exponent.coefficient_raw(c);
+                if (v < -32768 || v > 32767) integer_overflow_detected();  // exponents are small in practice
+                word |= std::uint64_t{static_cast<std::uint16_t>(v)} << (16 * c);
+            }
+            return word;
+        }
+        static constexpr std::int32_t field(std::uint64_t word, std::size_t c)
+        {
+            return static_cast<std::int16_t>(static_cast<std::uint16_t>(word >> (16 * c)));
+        }
+        /// The exponent of phase k as a linear form, and its angle.
+        [[nodiscard]] constexpr form exponent(std::size_t k) const
+        {
+            form f(field(phase[k], 0));
+            for (std::size_t c = 1; c <= Symbols; ++c) f = f + field(phase[k], c) * form::symbol(c - 1);
+            return f;
+        }
+        [[nodiscard]] constexpr std::uint16_t angle(std::size_t k) const { return static_cast<std::uint16_t>(phase[k] >> 48); }
+
+        /// The packed exponent of two phases of the same angle added (0 if they cancel).
+        static constexpr std::uint64_t add_exponents(std::uint64_t a, std::uint64_t b, std::int32_t sign_b)
+        {
+            std::uint64_t word = a & 0xFFFF000000000000ULL;
+            bool zero = true;
+            for (std::size_t c = 0; c <= Symbols; ++c) {
+                const std::int32_t v = field(a, c) + sign_b * field(b, c);
+                if (v < -32768 || v > 32767) integer_overflow_detected();
+                zero = zero && v == 0;
+                word |= std::uint64_t{static_cast<std::uint16_t>(v)} << (16 * c);
+            }
+            return zero ? 0 : word;
+        }
 
         friend constexpr monomial operator*(const monomial& a, const monomial& b)
         {
@@ -198,24 +257,18 @@ public:
             // Merge the sorted phases, adding exponents of equal angles; w^0 = 1 is dropped.
             i = j = k = 0;
             while (i < a.phases || j < b.phases) {
-                if (j == b.phases || (i < a.phases && a.angle[i] < b.angle[j])) {
-                    if (k == MaxPhases) symbolic_capacity_exceeded();
-                    r.angle[k] = a.angle[i];
-                    r.phase[k++] = a.phase[i++];
-                } else if (i == a.phases || b.angle[j] < a.angle[i]) {
-                    if (k == MaxPhases) symbolic_capacity_exceeded();
-                    r.angle[k] = b.angle[j];
-                    r.phase[k++] = b.phase[j++];
-                } else {
-                    const form sum = a.phase[i] + b.phase[j];
-                    if (!sum.is_zero()) {
-                        if (k == MaxPhases) symbolic_capacity_exceeded();
-                        r.angle[k] = a.angle[i];
-                        r.phase[k++] = sum;
-                    }
-                    ++i;
-                    ++j;
-                }
+                const std::uint64_t angle_a = i < a.phases ? a.phase[i] >> 48 : 0x10000;
+                const std::uint64_t angle_b = j < b.phases ? b.phase[j] >> 48 : 0x10000;
+                std::uint64_t word = 0;
+                if (angle_a < angle_b)
+                    word = a.phase[i++];
+                else if (angle_b < angle_a)
+                    word = b.phase[j++];
+                else
+                    word = add_exponents(a.phase[i++], b.phase[j++], 1);
+                if (word == 0) continue;
+                if (k == MaxPhases) symbolic_capacity_exceeded();
+                r.phase[k++] = word;
             }
             r.phases = static_cast<std::uint8_t>(k);
             r.real_key = a.real_key + b.real_key;  // unsigned: wraps, by design
@@ -237,7 +290,7 @@ public:
         [[nodiscard]] constexpr monomial conj() const
         {
             monomial r = *this;
-            for (std::size_t k = 0; k < phases; ++k) r.phase[k] = -phase[k];
+            for (std::size_t k = 0; k < phases; ++k) r.phase[k] = add_exponents(phase[k] & 0xFFFF000000000000ULL, phase[k], -1);
             r.phase_key = 0 - phase_key;  // the phase key is linear in the exponents
             return r;
         }
@@ -280,8 +333,7 @@ public:
         if (exponent.is_zero()) return trig_poly(1);
         monomial m;
         m.phases = 1;
-        m.angle[0] = angle;
-        m.phase[0] = exponent;
+        m.phase[0] = monomial::pack(angle, exponent);
         m.phase_key = monomial::phase_hash(angle, exponent);
         trig_poly p;
         p.terms_ = buffer(1);
@@ -305,6 +357,11 @@ public:
     [[nodiscard]] constexpr const term& term_at(std::size_t k) const { return terms_[k]; }
     [[nodiscard]] constexpr std::size_t size() const { return terms_.size(); }
     [[nodiscard]] constexpr bool is_zero() const { return terms_.empty(); }
+    /// A single term without symbols or phases: a nonzero constant.
+    [[nodiscard]] constexpr bool is_constant() const
+    {
+        return terms_.size() == 1 && terms_[0].mono.reals == 0 && terms_[0].mono.phases == 0;
+    }
 
     [[nodiscard]] constexpr trig_poly conj() const
     {
@@ -334,11 +391,40 @@ public:
     friend constexpr trig_poly operator*(const trig_poly& a, const trig_poly& b)
     {
         if (a.terms_.empty() || b.terms_.empty()) return trig_poly{};
+        // A constant factor scales the coefficients and keeps the order: no sort, no merge.
+        // (Coefficients form an integral domain, so no product of nonzero ones vanishes.)
+        if (b.is_constant()) return scaled(a, b.terms_[0].coefficient);
+        if (a.is_constant()) return scaled(b, a.terms_[0].coefficient);
         buffer product(a.terms_.size() * b.terms_.size());
         for (std::size_t i = 0; i < a.terms_.size(); ++i)
             for (std::size_t j = 0; j < b.terms_.size(); ++j)
                 product.push({a.terms_[i].coefficient * b.terms_[j].coefficient, a.terms_[i].mono * b.terms_[j].mono});
         return from_unsorted(std::move(product));
+    }
+
+    /// sum_k left[k] * right[k] in one pass: all term products into one list, then one sort and
+    /// one merge of like terms (instead of a new polynomial per partial sum). The matrix product
+    /// uses it for every entry.
+    static constexpr trig_poly sum_of_products(const trig_poly* const* left, const trig_poly* const* right, std::size_t count)
+    {
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < count; ++k) total += left[k]->terms_.size() * right[k]->terms_.size();
+        if (total == 0) return trig_poly{};
+        buffer all(total);
+        for (std::size_t k = 0; k < count; ++k) {
+            const trig_poly& a = *left[k];
+            const trig_poly& b = *right[k];
+            if (b.is_constant()) {  // the common case of symbolic times numeric matrices
+                for (std::size_t i = 0; i < a.terms_.size(); ++i) all.push({a.terms_[i].coefficient * b.terms_[0].coefficient, a.terms_[i].mono});
+            } else if (a.is_constant()) {
+                for (std::size_t j = 0; j < b.terms_.size(); ++j) all.push({a.terms_[0].coefficient * b.terms_[j].coefficient, b.terms_[j].mono});
+            } else {
+                for (std::size_t i = 0; i < a.terms_.size(); ++i)
+                    for (std::size_t j = 0; j < b.terms_.size(); ++j)
+                        all.push({a.terms_[i].coefficient * b.terms_[j].coefficient, a.terms_[i].mono * b.terms_[j].mono});
+            }
+        }
+        return from_unsorted(std::move(all));
     }
 
     constexpr trig_poly& operator+=(const trig_poly& b) { return *this = *this + b; }
@@ -356,89 +442,114 @@ public:
 private:
     using buffer = detail::term_buffer<term>;
 
-    static constexpr bool before(const monomial& x, const monomial& y)
-    {
-        if (x.real_key != y.real_key) return x.real_key < y.real_key;
-        if (x.phase_key != y.phase_key) return x.phase_key < y.phase_key;
-        return x < y;
-    }
-    static constexpr bool same(const monomial& x, const monomial& y)
-    {
-        return x.real_key == y.real_key && x.phase_key == y.phase_key && x == y;
-    }
+    static constexpr bool before(const monomial& x, const monomial& y) { return x < y; }
+    static constexpr bool same(const monomial& x, const monomial& y) { return x == y; }
 
+    // c_plus w^L + c_minus w^-L, built directly in canonical order (cos and sin are the
+    // building blocks of every rotation: no intermediate polynomials, no sort).
     static constexpr trig_poly two_phases(std::uint16_t angle, const form& exponent, const Coefficient& c_plus,
                                           const Coefficient& c_minus)
     {
         if (exponent.is_zero()) return trig_poly(c_plus + c_minus);
-        buffer t(2);
-        t.push({c_plus, phase(angle, exponent).terms_[0].mono});
-        t.push({c_minus, phase(angle, -exponent).terms_[0].mono});
-        return from_unsorted(std::move(t));
-    }
-
-    // Insertion sort of t[lo, hi): plain loops, the fastest for the short runs that dominate.
-    static constexpr void insertion_sort(term* t, std::size_t lo, std::size_t hi)
-    {
-        for (std::size_t i = lo + 1; i < hi; ++i) {
-            if (!before(t[i].mono, t[i - 1].mono)) continue;
-            term moving = t[i];
-            std::size_t j = i;
-            while (j > lo && before(moving.mono, t[j - 1].mono)) {
-                t[j] = t[j - 1];
-                --j;
-            }
-            t[j] = moving;
+        monomial plus, minus;
+        plus.phases = minus.phases = 1;
+        plus.phase[0] = monomial::pack(angle, exponent);
+        minus.phase[0] = monomial::pack(angle, -exponent);
+        plus.phase_key = monomial::phase_hash(angle, exponent);
+        minus.phase_key = 0 - plus.phase_key;
+        trig_poly p;
+        p.terms_ = buffer(2);
+        if (minus < plus) {
+            p.terms_.push({c_minus, minus});
+            p.terms_.push({c_plus, plus});
+        } else {
+            p.terms_.push({c_plus, plus});
+            p.terms_.push({c_minus, minus});
         }
+        return p;
     }
 
-    // Sorts: insertion sort on runs of 16, then bottom-up merges (O(n log n) for the
-    // thousands of terms of products with symbolic matrix entries).
-    static constexpr void sort_terms(term* t, std::size_t n)
+    static constexpr trig_poly scaled(const trig_poly& p, const Coefficient& c)
+    {
+        trig_poly r;
+        r.terms_ = buffer(p.terms_.size());
+        for (std::size_t k = 0; k < p.terms_.size(); ++k) r.terms_.push({p.terms_[k].coefficient * c, p.terms_[k].mono});
+        return r;
+    }
+
+    // Sorting moves small keys, not terms: a term is ~20 scalars, and g++'s constant evaluator
+    // copies aggregates field by field (measured: sorting 16 terms in place cost ~4 ms).
+    struct sort_key {
+        std::uint64_t real_key;
+        std::uint64_t phase_key;
+        const term* item;
+    };
+
+    static constexpr bool key_before(const sort_key& x, const sort_key& y)
+    {
+        if (x.real_key != y.real_key) return x.real_key < y.real_key;
+        if (x.phase_key != y.phase_key) return x.phase_key < y.phase_key;
+        return x.item->mono < y.item->mono;  // equal fingerprints: compare the fields
+    }
+
+    // Insertion sort on runs of 16, then bottom-up merges: O(n log n) for the thousands of
+    // terms of products with symbolic matrix entries.
+    static constexpr void sort_keys(sort_key* keys, sort_key* scratch, std::size_t n)
     {
         constexpr std::size_t run = 16;
-        for (std::size_t lo = 0; lo < n; lo += run) insertion_sort(t, lo, lo + run < n ? lo + run : n);
-        if (n <= run) return;
-        buffer scratch_buffer(n);
-        for (std::size_t k = 0; k < n; ++k) scratch_buffer.push(t[k]);
-        term* from = t;
-        term* to = scratch_buffer.unshared_data();
+        for (std::size_t lo = 0; lo < n; lo += run) {
+            const std::size_t hi = lo + run < n ? lo + run : n;
+            for (std::size_t i = lo + 1; i < hi; ++i) {
+                if (!key_before(keys[i], keys[i - 1])) continue;
+                const sort_key moving = keys[i];
+                std::size_t j = i;
+                while (j > lo && key_before(moving, keys[j - 1])) {
+                    keys[j] = keys[j - 1];
+                    --j;
+                }
+                keys[j] = moving;
+            }
+        }
+        sort_key* from = keys;
+        sort_key* to = scratch;
         for (std::size_t width = run; width < n; width *= 2) {
             for (std::size_t lo = 0; lo < n; lo += 2 * width) {
                 const std::size_t mid = lo + width < n ? lo + width : n;
                 const std::size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
                 std::size_t i = lo, j = mid, k = lo;
-                while (i < mid && j < hi) to[k++] = before(from[j].mono, from[i].mono) ? from[j++] : from[i++];
+                while (i < mid && j < hi) to[k++] = key_before(from[j], from[i]) ? from[j++] : from[i++];
                 while (i < mid) to[k++] = from[i++];
                 while (j < hi) to[k++] = from[j++];
             }
             std::swap(from, to);
         }
-        if (from != t)
-            for (std::size_t k = 0; k < n; ++k) t[k] = from[k];
+        if (from != keys)
+            for (std::size_t k = 0; k < n; ++k) keys[k] = from[k];
     }
 
-    // Sorts, merges like terms and drops zeros, in place.
+    // Sorts, merges like terms and drops zeros.
     static constexpr trig_poly from_unsorted(buffer terms)
     {
         const std::size_t n = terms.size();
-        term* t = n ? terms.unshared_data() : nullptr;
-        sort_terms(t, n);
-        std::size_t out = 0;
+        if (n == 0) return trig_poly{};
+        // Short lists (most of them) sort in a local array: no heap allocation.
+        constexpr std::size_t local_capacity = 32;
+        sort_key local[2 * local_capacity];
+        sort_key* keys = n <= local_capacity ? local : new sort_key[2 * n];
+        for (std::size_t k = 0; k < n; ++k) keys[k] = {terms[k].mono.real_key, terms[k].mono.phase_key, &terms[k]};
+        sort_keys(keys, keys + n, n);
+        trig_poly p;
+        p.terms_ = buffer(n);
         for (std::size_t k = 0; k < n;) {
-            Coefficient c = t[k].coefficient;
+            Coefficient c = keys[k].item->coefficient;
             std::size_t next = k + 1;
-            while (next < n && same(t[next].mono, t[k].mono)) c += t[next++].coefficient;
-            if (!(c == Coefficient(0))) {
-                if (out != k) t[out].mono = t[k].mono;
-                t[out].coefficient = c;
-                ++out;
-            }
+            while (next < n && keys[next].real_key == keys[k].real_key && keys[next].phase_key == keys[k].phase_key &&
+                   same(keys[next].item->mono, keys[k].item->mono))
+                c += keys[next++].item->coefficient;
+            if (!(c == Coefficient(0))) p.terms_.push({c, keys[k].item->mono});
             k = next;
         }
-        if (n) terms.truncate(out);
-        trig_poly p;
-        p.terms_ = std::move(terms);
+        if (keys != local) delete[] keys;
         return p;
     }
 

@@ -11,6 +11,7 @@
 
 #include "qkov/scalar/dyadic_gaussian.hpp"
 #include "qkov/scalar/gaussian.hpp"
+#include "qkov/scalar/rational.hpp"
 #include "qkov/scalar/trig_poly.hpp"
 
 namespace qkov {
@@ -43,9 +44,9 @@ std::complex<double> evaluate(const trig_poly<C, MR, MP, S>& p, const std::vecto
             value *= std::pow(reals[id], static_cast<double>(power));
         }
         for (std::size_t k = 0; k < term.mono.phases; ++k) {
-            if (term.mono.angle[k] >= angles.size()) throw std::out_of_range("qkov: evaluate needs every angle");
-            const double exponent = static_cast<double>(term.mono.phase[k].evaluate(positions));
-            value *= std::polar(1.0, exponent * angles[term.mono.angle[k]]);
+            if (term.mono.angle(k) >= angles.size()) throw std::out_of_range("qkov: evaluate needs every angle");
+            const double exponent = static_cast<double>(term.mono.exponent(k).evaluate(positions));
+            value *= std::polar(1.0, exponent * angles[term.mono.angle(k)]);
         }
         sum += value;
     }
