@@ -6,6 +6,7 @@
 // only through n - m. Checked for the interleaved and the rotate_half pairing.
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/symbolic_entries.hpp"
+#include "qkov/scalar/rational.hpp"
 #include "qkov/scalar/trig_poly.hpp"
 
 namespace {

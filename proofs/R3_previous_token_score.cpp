@@ -9,6 +9,7 @@
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/symbolic_entries.hpp"
+#include "qkov/scalar/rational.hpp"
 #include "qkov/scalar/trig_poly.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 // False twin of R2: a rotate_half rotation composed with an interleaved one is still relative.
 // The two pairings rotate different coordinate pairs, so the dense product is not R_{n-m}.
 // expect-error: static assertion failed: R2 false twin
-#include "../R2_relative_position.cpp"
+#include "../R2_pairings.cpp"
 
 namespace {
 static_assert([] {

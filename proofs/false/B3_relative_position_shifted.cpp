@@ -1,0 +1,7 @@
+// False twin of B3: the absorbed form sees R_{d-s+1}, one position off.
+// expect-error: static assertion failed: B3 false twin
+#include "../absorption_instances.hpp"
+
+namespace {
+static_assert(rope_absorbed<interleaved_layout(d)>(3, 1), "B3 false twin: M_d Omega M_s = W_Q R_{d-s+1} W_K^T");
+}

@@ -1,0 +1,7 @@
+// False twin of B4: the bias terms turn with R_{d-s+1}.
+// expect-error: static assertion failed: B4 false twin
+#include "../B4_bias_rope_absorption.cpp"
+
+namespace {
+static_assert(bias_and_rope_absorbed(21, 1), "B4 false twin: bias terms one position off");
+}
