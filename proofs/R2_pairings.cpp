@@ -4,7 +4,7 @@
 // rotate_half pairs coordinates (l, l + d/2) as Hugging Face Llama and GPT-NeoX do; partial
 // rotary turns only the first rotary_dim coordinates (Pythia) and leaves the rest alone. Block
 // route at d = 64, dense 8 x 8 products through the plain matrix product.
-#include "R2_relative_position.cpp"
+#include "rope_statements.hpp"
 
 namespace {
 static_assert(relative_position_blocks<rope_layout{64, 64, rope_pairing::rotate_half}>(), "R2: rotate_half pairing, d = 64");

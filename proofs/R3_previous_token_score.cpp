@@ -3,42 +3,14 @@
 // rational rotations).
 //
 // Every token has x_0 = 1 (0-based; the seed's x_{i1} = 1); its other D - 1 entries are free
-// symbols. W_k (ones at rows 0, 2, 4, ... of column 0) gives W_k x = u = (1, 0, 1, 0, ...),
+// symbols (the statement: proofs/rope_statements.hpp). W_k (ones at rows 0, 2, 4, ... of column 0) gives W_k x = u = (1, 0, 1, 0, ...),
 // and W_q = alpha R_{-1} W_k (circuits/positional_heads.hpp, the same function the
 // experiments instantiate with double).
-#include "qkov/circuits/positional_heads.hpp"
-#include "qkov/circuits/rope.hpp"
-#include "qkov/matrix/symbolic_entries.hpp"
 #include "qkov/scalar/rational.hpp"
-#include "qkov/scalar/trig_poly.hpp"
+#include "rope_statements.hpp"
 
 namespace {
-using namespace qkov;
-using P = trig_poly<>;
-constexpr std::size_t D = 8;
-
-/// A token of the residual stream: x_0 = 1, the other entries real symbols first_id, first_id + 1, ...
-template <class T>
-constexpr matrix<T, D, 1> token_with_constant(std::uint16_t first_id)
-{
-    auto x = symbolic_entries<T, D, 1>(first_id);
-    x(0, 0) = T(1);
-    return x;
-}
-
-/// q_{n+1}^T k_n == multiple * alpha: the claim with multiple = d/2.
-template <std::size_t d>
-constexpr bool previous_token_score_is(int multiple)
-{
-    constexpr rope_layout L = interleaved_layout(d);
-    const symbolic_angles<P> angles;
-    const auto n = position(1);
-    const P alpha = P::variable(0);
-    const auto head = previous_token_head<L, D>(angles, alpha);
-    // Query and key tokens are different: different free entries.
-    const P score = rotary_score<L>(angles, head.w_q, token_with_constant<P>(10), n + 1, head.w_k, token_with_constant<P>(20), n);
-    return score == P(multiple) * alpha;
-}
+constexpr std::size_t D = previous_token_width;
 
 static_assert(previous_token_score_is<8>(4), "R3: q_{n+1}^T k_n = (d/2) alpha = 4 alpha at d = 8");
 static_assert(previous_token_score_is<64>(32), "R3: q_{n+1}^T k_n = 32 alpha at d = 64");
@@ -53,5 +25,4 @@ static_assert([] {
     const auto x = matrix<Q, D, 1>::from_rows({{Q(1)}, {Q(3)}, {Q(-2)}, {Q(7)}, {Q(1, 3)}, {Q(0)}, {Q(4)}, {Q(-1)}});
     return rotary_score<L>(angles, head.w_q, x, std::int64_t{7}, head.w_k, x, std::int64_t{6}) == Q(4) * Q(5, 2);
 }(), "R3: exact rational instance, (d/2) alpha = 10");
-
 } // namespace
