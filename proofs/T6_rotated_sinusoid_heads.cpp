@@ -4,10 +4,12 @@
 // Kind: P (symbolic positions, frequencies alpha_l and magnitudes lambda_l).
 //
 // The position embedding of token n, in the basis (u_0^cos, u_0^sin, u_1^cos, u_1^sin), is
-// p_n = (lambda_0 cos(n alpha_0), lambda_0 sin(n alpha_0), lambda_1 cos(n alpha_1), lambda_1 sin(n alpha_1)),
-// and W_K reads these four coordinates (W_K = I in this basis). The seed's rotation
+// p_n = (lambda_0 cos(n alpha_0), lambda_0 sin(n alpha_0), lambda_1 cos(n alpha_1), lambda_1 sin(n alpha_1))
+// (sinusoidal_position), and W_K reads these four coordinates (W_K = I in this basis). The
+// embedding itself is checked against its definition below. The seed's rotation
 // [[cos a, sin a], [-sin a, cos a]] per frequency is R_{-1} in RoPE's notation, so the generic
 // rope_rotation builds it: W_Q = R_{-1} for (c) and R_{+1} for (f).
+#include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/scalar/trig_poly.hpp"
 
@@ -19,9 +21,7 @@ using R = rope_rotation<P, L>;
 
 constexpr matrix<P, 4, 1> embedding(const linear_form<>& token)
 {
-    const P lambda0 = P::variable(0), lambda1 = P::variable(1);
-    return matrix<P, 4, 1>::from_rows({{lambda0 * P::cos(0, token)}, {lambda0 * P::sin(0, token)},
-                                       {lambda1 * P::cos(1, token)}, {lambda1 * P::sin(1, token)}});
+    return sinusoidal_position<L>(symbolic_angles<P>{}, {P::variable(0), P::variable(1)}, token);
 }
 
 constexpr P score(const matrix<P, 4, 1>& query, const matrix<P, 4, 1>& key) { return (transpose(query) * key)(0, 0); }
@@ -31,6 +31,13 @@ constexpr P cosine_profile(const linear_form<>& offset)
     const P lambda0 = P::variable(0), lambda1 = P::variable(1);
     return lambda0 * lambda0 * P::cos(0, offset) + lambda1 * lambda1 * P::cos(1, offset);
 }
+
+static_assert([] {
+    const auto n = position(1);
+    const P lambda0 = P::variable(0), lambda1 = P::variable(1);
+    return embedding(n) == matrix<P, 4, 1>::from_rows({{lambda0 * P::cos(0, n)}, {lambda0 * P::sin(0, n)},
+                                                       {lambda1 * P::cos(1, n)}, {lambda1 * P::sin(1, n)}});
+}(), "T6: the embedding is lambda_l (cos(n alpha_l), sin(n alpha_l)) per frequency");
 
 // (b) W_Q = W_K: the score of query n against key m is sum_l lambda_l^2 cos((n - m) alpha_l),
 // largest at m = n.

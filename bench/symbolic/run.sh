@@ -7,12 +7,13 @@
 # SymPy: bench/symbolic/sympy_rope.py (building the matrices + trigsimp; import not timed).
 # The two alternate within each repetition; medians over REPS (default 3). After SymPy times out
 # at some d it is not run at larger d for that claim.
-#   REPS=3 SIZES="8 16 32 64 128 256 512" TIMEOUT=300 bench/symbolic/run.sh
+#   REPS=3 SIZES="8 16 32 64 128 256 512" TIMEOUT=300 CLAIMS="2 3" bench/symbolic/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps=${REPS:-3}
 sizes=${SIZES:-"8 16 32 64 128 256 512"}
 timeout=${TIMEOUT:-300}
+claims=${CLAIMS:-"2 3"}
 if ! /usr/bin/python3 -c "import sympy" 2>/dev/null; then
   echo "bench: installing python3-sympy (Debian)" >&2
   apt-get install -y -qq python3-sympy >/dev/null || { apt-get update -qq && apt-get install -y -qq python3-sympy >/dev/null; }
@@ -25,7 +26,7 @@ compile() {  # prints seconds
 median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for claim in 2 3; do
+for claim in $claims; do
   sympy_done=""
   for d in $sizes; do
     for ((r = 0; r < reps; ++r)); do
@@ -43,7 +44,7 @@ for claim in 2 3; do
 done
 printf '| claim | d | qkov compile (s) | qkov constant evaluation (s) | SymPy (s) | SymPy / qkov evaluation |\n'
 printf '| --- | --- | --- | --- | --- | --- |\n'
-for claim in 2 3; do
+for claim in $claims; do
   for d in $sizes; do
     q=$(awk -v c=$claim -v d=$d '$1==c && $2==d && $3=="qkov" {print $4}' "$tmp/all" | median)
     b=$(awk -v c=$claim -v d=$d '$1==c && $2==d && $3=="base" {print $4}' "$tmp/all" | median)

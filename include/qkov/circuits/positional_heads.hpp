@@ -2,7 +2,9 @@
 // generic over the scalar: the same functions feed the symbolic proofs and the experiments.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <stdexcept>
 
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/matrix.hpp"
@@ -28,6 +30,26 @@ constexpr qk_factors<typename Angles::scalar, L.d, D> previous_token_head(const 
     for (std::size_t l = 0; l < L.rotary_dim / 2; ++l) head.w_k(L.first(l), 0) = T(1);
     head.w_q = alpha * (rope_rotation<T, L>::at(angles, -1) * head.w_k);
     return head;
+}
+
+/// Seed 002, Exercise 2: the sinusoidal position embedding of token n in the basis
+/// (u_0^cos, u_0^sin, u_1^cos, u_1^sin, ...): lambda_l (cos(n alpha_l), sin(n alpha_l)) on pair l.
+/// It is R_n u scaled per pair, with u = (1, 0, 1, 0, ...): rotating it by R_{-1} gives the
+/// embedding of token n - 1, the rotation trick of Exercise 2(c).
+template <rope_layout L, class Angles, class Position>
+constexpr matrix<typename Angles::scalar, L.d, 1> sinusoidal_position(const Angles& angles,
+                                                                       const std::array<typename Angles::scalar, L.rotary_dim / 2>& lambda,
+                                                                       const Position& n)
+{
+    using T = typename Angles::scalar;
+    matrix<T, L.d, 1> u;
+    for (std::size_t l = 0; l < L.rotary_dim / 2; ++l) u(L.first(l), 0) = T(1);
+    auto p = rope_rotation<T, L>::at(angles, n) * u;
+    for (std::size_t l = 0; l < L.rotary_dim / 2; ++l) {
+        p(L.first(l), 0) = lambda[l] * p(L.first(l), 0);
+        p(L.second(l), 0) = lambda[l] * p(L.second(l), 0);
+    }
+    return p;
 }
 
 /// (0_{d x offset} | diag(0_{d0}, 1_{d - d0}) | 0): reads coordinates offset + d0 .. offset + d - 1

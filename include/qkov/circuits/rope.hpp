@@ -69,10 +69,14 @@ public:
     template <class Angles, class Position>
     static constexpr rope_rotation at(const Angles& angles, const Position& position)
     {
-        rope_rotation r;
+        rope_rotation r(uninitialized_blocks{});
         for (std::size_t l = 0; l < pairs; ++l) {
             const auto [c, s] = angles.cos_sin(l, position);
-            r.blocks_[l] = block::from_rows({{c, -s}, {s, c}});
+            block& b = r.blocks_[l];
+            b(0, 0) = c;
+            b(0, 1) = -s;
+            b(1, 0) = s;
+            b(1, 1) = c;
         }
         return r;
     }
@@ -81,7 +85,7 @@ public:
 
     friend constexpr rope_rotation operator*(const rope_rotation& a, const rope_rotation& b)
     {
-        rope_rotation r;
+        rope_rotation r(uninitialized_blocks{});
         for (std::size_t l = 0; l < pairs; ++l) r.blocks_[l] = a.blocks_[l] * b.blocks_[l];
         return r;
     }
@@ -104,7 +108,7 @@ public:
 
     friend constexpr rope_rotation transpose(const rope_rotation& a)
     {
-        rope_rotation r;
+        rope_rotation r(uninitialized_blocks{});
         for (std::size_t l = 0; l < pairs; ++l) r.blocks_[l] = qkov::transpose(a.blocks_[l]);
         return r;
     }
@@ -131,6 +135,11 @@ public:
     }
 
 private:
+    // Zero blocks, every one overwritten by the caller: skips building identities (for symbolic
+    // scalars each 1 is an allocation).
+    struct uninitialized_blocks {};
+    constexpr explicit rope_rotation(uninitialized_blocks) {}
+
     value_array<block, pairs> blocks_;
 };
 

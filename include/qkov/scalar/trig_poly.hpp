@@ -62,11 +62,23 @@ class term_buffer {
         };
         constexpr slot() {}
     };
+    // Lists of up to four terms (cos, sin, most rotation entries) live inside the shared
+    // header: one heap allocation instead of two.
+    static constexpr std::size_t inline_capacity = 4;
     struct storage {
+        slot inline_slots[inline_capacity];
         slot* data;
         std::size_t size;
         std::size_t capacity;
         std::size_t references;
+        constexpr explicit storage(std::size_t n)
+            : data(n <= inline_capacity ? inline_slots : new slot[n]), size(0), capacity(n), references(1)
+        {
+        }
+        constexpr ~storage()
+        {
+            if (data != inline_slots) delete[] data;
+        }
     };
 
 public:
@@ -75,7 +87,7 @@ public:
     constexpr explicit term_buffer(std::size_t capacity)
     {
         if (capacity == 0) return;
-        shared_ = new storage{new slot[capacity], 0, capacity, 1};
+        shared_ = new storage(capacity);
     }
     constexpr term_buffer(const term_buffer& other) : shared_(other.shared_)
     {
@@ -90,10 +102,7 @@ public:
     constexpr ~term_buffer()
     {
         static_assert(std::is_trivially_destructible_v<T>, "term_buffer does not run element destructors");
-        if (shared_ && --shared_->references == 0) {
-            delete[] shared_->data;
-            delete shared_;
-        }
+        if (shared_ && --shared_->references == 0) delete shared_;
     }
 
     /// Appends within the capacity given at construction (callers size it exactly).
