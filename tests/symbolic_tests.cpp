@@ -79,6 +79,9 @@ BOOST_AUTO_TEST_CASE(dyadic_gaussian_agrees_with_gaussian_rationals)
     }
     const dyadic_gaussian huge(std::numeric_limits<std::int64_t>::max() / 2, 0, 0);
     BOOST_CHECK_THROW(huge * huge, std::overflow_error);
+    const dyadic_gaussian tiny(1, 0, 0x80000000u);
+    BOOST_CHECK_THROW(tiny * tiny, std::overflow_error);  // the power of two must not wrap around
+    BOOST_CHECK_THROW((void)dyadic_gaussian(0, std::numeric_limits<std::int64_t>::min(), 0).conj(), std::overflow_error);
 }
 
 BOOST_AUTO_TEST_CASE(ring_laws_hold_exactly)

@@ -4,6 +4,7 @@
 #include "qkov/matrix/elimination.hpp"
 #include "qkov/matrix/pseudo_inverse.hpp"
 #include "qkov/scalar/boost_integer.hpp"
+#include "qkov/scalar/dyadic_gaussian.hpp"
 #include "qkov/scalar/gaussian.hpp"
 #include "qkov/scalar/rational.hpp"
 
@@ -52,6 +53,14 @@ static_assert(submatrix<1, 0, 1, 2>(vstack(a, a)) == (matrix<checked_int64, 1, 2
 constexpr auto wide = matrix<rational64, 2, 3>::from_rows({{1, 0, 1}, {0, 1, 1}});
 static_assert(wide * pseudo_inverse(wide) == (matrix<rational64, 2, 2>::identity()));
 static_assert(pseudo_inverse(wide) * wide * pseudo_inverse(wide) == pseudo_inverse(wide));
+
+// dyadic_gaussian at the edge of its range keeps its sign: these sums and products are -1 and -i
+// (found by review: dividing by 1 << 63 flipped -2^63 to +1).
+static_assert(dyadic_gaussian(-(std::int64_t{1} << 62) - 1, 0, 63) + dyadic_gaussian(-(std::int64_t{1} << 62) + 1, 0, 63) ==
+              dyadic_gaussian(-1));
+static_assert(dyadic_gaussian(std::int64_t{1} << 62, -(std::int64_t{1} << 62), 0) * dyadic_gaussian(-1, -1, 63) == dyadic_gaussian(-1));
+static_assert(!(dyadic_gaussian(0, INT64_MIN, 63) == dyadic_gaussian::i()));
+static_assert(dyadic_gaussian(0, INT64_MIN, 63) == -dyadic_gaussian::i() * dyadic_gaussian(1) + dyadic_gaussian(0));
 
 // Shapes can be asked about without failing, also of constexpr (const) variables.
 static_assert(composable<matrix<int, 3, 4>, matrix<int, 4, 2>>);

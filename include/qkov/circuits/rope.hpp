@@ -163,6 +163,7 @@ struct symbolic_angles {
     template <class Form>
     constexpr std::pair<P, P> cos_sin(std::size_t l, const Form& position) const
     {
+        if (l > 0xFFFF) throw std::out_of_range("qkov: more than 65536 symbolic angles");  // ids must not alias
         return {P::cos(static_cast<std::uint16_t>(l), position), P::sin(static_cast<std::uint16_t>(l), position)};
     }
 };

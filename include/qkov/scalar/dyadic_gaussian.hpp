@@ -50,7 +50,11 @@ public:
     [[nodiscard]] constexpr std::int64_t real_numerator() const { return re_; }
     [[nodiscard]] constexpr std::int64_t imag_numerator() const { return im_; }
     [[nodiscard]] constexpr std::uint32_t shift() const { return shift_; }
-    [[nodiscard]] constexpr dyadic_gaussian conj() const { return raw(re_, -im_, shift_); }
+    [[nodiscard]] constexpr dyadic_gaussian conj() const
+    {
+        if (im_ == INT64_MIN) integer_overflow_detected();
+        return raw(re_, -im_, shift_);
+    }
 
     friend constexpr dyadic_gaussian operator*(const dyadic_gaussian& x, const dyadic_gaussian& y)
     {
@@ -59,7 +63,9 @@ public:
             __builtin_mul_overflow(x.re_, y.im_, &ad) || __builtin_mul_overflow(x.im_, y.re_, &bc) ||
             __builtin_sub_overflow(ac, bd, &re) || __builtin_add_overflow(ad, bc, &im))
             integer_overflow_detected();
-        return dyadic_gaussian(re, im, x.shift_ + y.shift_);
+        std::uint32_t shift = 0;
+        if (__builtin_add_overflow(x.shift_, y.shift_, &shift)) integer_overflow_detected();
+        return dyadic_gaussian(re, im, shift);
     }
     friend constexpr dyadic_gaussian operator+(const dyadic_gaussian& x, const dyadic_gaussian& y)
     {
@@ -123,8 +129,11 @@ private:
         const std::uint64_t bits = static_cast<std::uint64_t>(re_) | static_cast<std::uint64_t>(im_);
         std::uint32_t twos = static_cast<std::uint32_t>(__builtin_ctzll(bits));
         if (twos > shift_) twos = shift_;
-        re_ /= (std::int64_t{1} << twos);
-        im_ /= (std::int64_t{1} << twos);
+        // Arithmetic shifts (defined for negative numbers since C++20; the values are divisible by
+        // 2^twos). Not division by (1 << twos): at twos = 63 the divisor is INT64_MIN and
+        // -2^63 / INT64_MIN = +1 would flip the sign.
+        re_ >>= twos;
+        im_ >>= twos;
         shift_ -= twos;
     }
 
