@@ -16,12 +16,6 @@
 
 namespace qkov {
 
-/// A number with a denominator other than a power of two was converted to dyadic_gaussian.
-[[noreturn]] inline void not_a_dyadic_number()
-{
-    throw std::domain_error("qkov: the number is not dyadic (its denominator is not a power of two)");
-}
-
 class dyadic_gaussian {
 public:
     constexpr dyadic_gaussian() = default;

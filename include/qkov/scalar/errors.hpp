@@ -42,4 +42,28 @@ namespace qkov {
     throw std::logic_error("qkov: an exact integer division left a remainder");
 }
 
+/// An interval operation met NaN, or an empty interval (lo > hi) was built.
+[[noreturn]] inline void invalid_interval_detected()
+{
+    throw std::domain_error("qkov: invalid interval (NaN bound or lo > hi)");
+}
+
+/// Division by an interval that contains zero has no finite enclosure.
+[[noreturn]] inline void interval_division_by_zero_detected()
+{
+    throw std::domain_error("qkov: interval division by an interval containing 0");
+}
+
+/// A number with a denominator other than a power of two was converted to dyadic_gaussian.
+[[noreturn]] inline void not_a_dyadic_number()
+{
+    throw std::domain_error("qkov: the number is not dyadic (its denominator is not a power of two)");
+}
+
+/// A monomial needed more real factors or phases than its capacity: raise the template arguments.
+[[noreturn]] inline void symbolic_capacity_exceeded()
+{
+    throw std::length_error("qkov: a trig_poly monomial exceeded its capacity (MaxReals or MaxPhases)");
+}
+
 } // namespace qkov

@@ -38,6 +38,7 @@
 #include <utility>
 
 #include "qkov/scalar/dyadic_gaussian.hpp"
+#include "qkov/scalar/errors.hpp"
 #include "qkov/scalar/gaussian.hpp"
 #include "qkov/scalar/linear_form.hpp"
 
@@ -126,12 +127,6 @@ private:
     storage* shared_ = nullptr;
 };
 } // namespace detail
-
-/// A monomial needed more real factors or phases than its capacity: raise the template arguments.
-[[noreturn]] inline void symbolic_capacity_exceeded()
-{
-    throw std::length_error("qkov: a trig_poly monomial exceeded its capacity (MaxReals or MaxPhases)");
-}
 
 /// The two constants trig_poly needs from its coefficient ring: 1/2 and i/2.
 template <class C>

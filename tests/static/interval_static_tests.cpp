@@ -1,0 +1,51 @@
+// Interval enclosures in constant evaluation, checked against exact rational arithmetic on the
+// exact values of the doubles involved.
+#include <bit>
+#include <cstdint>
+
+#include "qkov/scalar/interval.hpp"
+#include "qkov/scalar/rational.hpp"
+
+namespace {
+using namespace qkov;
+using Q = rational128;
+
+/// The exact rational value of a finite double whose binary exponent keeps it inside __int128.
+constexpr Q exact(double x)
+{
+    const auto bits = std::bit_cast<std::uint64_t>(x);
+    const bool negative = bits >> 63;
+    const int biased = static_cast<int>((bits >> 52) & 0x7FF);
+    std::int64_t mantissa = static_cast<std::int64_t>(bits & ((std::uint64_t{1} << 52) - 1));
+    if (biased != 0) mantissa += std::int64_t{1} << 52;
+    const int exponent = (biased == 0 ? 1 : biased) - 1075;  // x = mantissa * 2^exponent
+    Q value(mantissa);
+    const Q two(2);
+    for (int k = 0; k < (exponent < 0 ? -exponent : exponent); ++k) value = exponent < 0 ? value / two : value * two;
+    return negative ? -value : value;
+}
+
+constexpr bool encloses(const interval& i, const Q& x) { return exact(i.lo()) <= x && x <= exact(i.hi()); }
+
+// The exact results of operations on 0.1, 0.2, 3.0, 1/3 lie inside the enclosures.
+static_assert(encloses(interval(0.1) + interval(0.2), exact(0.1) + exact(0.2)));
+static_assert(encloses(interval(0.1) - interval(0.2), exact(0.1) - exact(0.2)));
+static_assert(encloses(interval(0.1) * interval(3.0), exact(0.1) * exact(3.0)));
+static_assert(encloses(interval(1.0) / interval(3.0), Q(1, 3)));
+static_assert(encloses(interval(0.7) / interval(-0.3), exact(0.7) / exact(-0.3)));
+static_assert(encloses(interval(-1.5, 2.0) * interval(-0.25, 0.5), exact(-1.5) * exact(0.5)));
+
+// Each enclosure is tight: one ulp on each side of the rounded result.
+static_assert((interval(0.1) + interval(0.2)).hi() == next_up(0.1 + 0.2));
+static_assert(next_up(1.0) - 1.0 == 0x1p-52 && 1.0 - next_down(1.0) == 0x1p-53);
+static_assert(next_up(-0.0) == 0x1p-1074 && next_down(0.0) == -0x1p-1074);
+
+// Three-valued comparisons: overlap is undecided, never a proof.
+static_assert(certainly_less(interval(1.0, 2.0), interval(2.5, 3.0)) == certainty::holds);
+static_assert(certainly_less(interval(1.0, 2.0), interval(1.5, 3.0)) == certainty::undecided);
+static_assert(certainly_less(interval(3.0, 4.0), interval(1.0, 2.0)) == certainty::fails);
+// The double 0.3 is below the exact sum of the doubles 0.1 and 0.2, but the enclosure of the sum
+// reaches down to 0.3 itself: the comparison cannot be decided, and says so.
+static_assert(exact(0.3) < exact(0.1) + exact(0.2));
+static_assert(certainly_less(interval(0.3), interval(0.1) + interval(0.2)) == certainty::undecided);
+} // namespace
