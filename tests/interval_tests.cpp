@@ -2,6 +2,7 @@
 // result of + - * / on random doubles (including extreme magnitudes and subnormals) lies inside
 // its enclosure. Exact: products and quotients of doubles are exact or far within 100 digits.
 #define BOOST_TEST_MODULE qkov interval
+#include <boost/math/constants/constants.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -66,4 +67,62 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused)
     const double inf = std::numeric_limits<double>::infinity();
     BOOST_CHECK_THROW(interval(0.0) * interval(inf), std::domain_error);  // 0 * inf has no enclosure
     BOOST_CHECK(next_up(inf) == inf && next_down(-inf) == -inf);
+}
+
+// --- Elementary functions -------------------------------------------------------------------
+#include "qkov/scalar/interval_functions.hpp"
+
+BOOST_AUTO_TEST_CASE(constants_enclose_their_100_digit_values)
+{
+    const big pi = boost::math::constants::pi<big>();
+    const big ln_two = boost::math::constants::ln_two<big>();
+    BOOST_CHECK(encloses(detail::half_pi, pi / 2));
+    BOOST_CHECK(encloses(detail::half_pi_tail, pi / 2 - big(detail::half_pi_head)));
+    BOOST_CHECK(encloses(detail::ln2, ln_two));
+}
+
+BOOST_AUTO_TEST_CASE(exp_log_sin_cos_enclose_100_digit_values)
+{
+    std::mt19937_64 gen(11);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    std::uniform_int_distribution<int> scale(-30, 25);
+    int narrow = 0, total = 0;
+    for (int k = 0; k < 20000; ++k) {
+        const double x = std::ldexp(unit(gen), scale(gen));  // |x| from 1e-9 to 3e7
+        const interval ix(x);
+        const big bx(x);
+        const interval s = qkov::sin(ix), c = qkov::cos(ix);
+        BOOST_REQUIRE(encloses(s, boost::multiprecision::sin(bx)));
+        BOOST_REQUIRE(encloses(c, boost::multiprecision::cos(bx)));
+        if (std::abs(x) <= 4096) {  // the positions of a RoPE window: enclosures must be useful there
+            if (s.width() < 1e-12 && c.width() < 1e-12) ++narrow;
+            ++total;
+        }
+        if (std::abs(x) < 700) BOOST_REQUIRE(encloses(qkov::exp(ix), boost::multiprecision::exp(bx)));
+        if (x > 0) BOOST_REQUIRE(encloses(qkov::log(ix), boost::multiprecision::log(bx)));
+    }
+    BOOST_TEST_MESSAGE(narrow << " of " << total << " sin/cos enclosures with |x| <= 4096 narrower than 1e-12");
+    BOOST_CHECK(total > 1000 && narrow == total);  // useful, not merely sound
+}
+
+BOOST_AUTO_TEST_CASE(extreme_arguments)
+{
+    // Large angles: still enclosed (wider), never wrong.
+    for (double x : {1e6, -1e9, 1e15, 1e300, 123456789.0}) {
+        BOOST_REQUIRE(encloses(qkov::sin(interval(x)), boost::multiprecision::sin(big(x))));
+        BOOST_REQUIRE(encloses(qkov::cos(interval(x)), boost::multiprecision::cos(big(x))));
+    }
+    // exp near overflow and underflow, log of subnormals, base^x of the RoPE schedule.
+    BOOST_REQUIRE(encloses(qkov::exp(interval(709.0)), boost::multiprecision::exp(big(709.0))));
+    BOOST_REQUIRE(encloses(qkov::exp(interval(-745.0)), boost::multiprecision::exp(big(-745.0))));
+    BOOST_CHECK(qkov::exp(interval(710.0)).hi() == std::numeric_limits<double>::infinity());
+    BOOST_REQUIRE(encloses(qkov::log(interval(4.9e-324)), boost::multiprecision::log(big(4.9e-324))));
+    const interval theta_last = qkov::pow(interval(10000.0), interval(-62.0) / interval(64.0));
+    BOOST_REQUIRE(encloses(theta_last, boost::multiprecision::pow(big(10000), big(-62) / 64)));
+    BOOST_TEST_MESSAGE("10000^(-62/64) enclosed with relative width " << theta_last.width() / theta_last.lo());
+    BOOST_CHECK(theta_last.width() / theta_last.lo() < 1e-13);
+    // Intervals of arguments: every point's value is inside.
+    const interval wide(0.5, 0.75);
+    for (double t : {0.5, 0.6, 0.7, 0.75}) BOOST_REQUIRE(encloses(qkov::sin(wide), boost::multiprecision::sin(big(t))));
+    BOOST_CHECK_THROW(qkov::log(interval(-1.0, 2.0)), std::domain_error);
 }

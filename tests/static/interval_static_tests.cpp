@@ -49,3 +49,19 @@ static_assert(certainly_less(interval(3.0, 4.0), interval(1.0, 2.0)) == certaint
 static_assert(exact(0.3) < exact(0.1) + exact(0.2));
 static_assert(certainly_less(interval(0.3), interval(0.1) + interval(0.2)) == certainty::undecided);
 } // namespace
+
+// Elementary functions in constant evaluation (values cross-checked against 100 digits at run
+// time in tests/interval_tests.cpp): cos 1 = 0.5403..., e = 2.71828..., log 10000 = 9.2103...
+#include "qkov/scalar/interval_functions.hpp"
+namespace {
+using namespace qkov;
+static_assert(certainly_less(interval(0.5403), qkov::cos(interval(1.0))) == certainty::holds);
+static_assert(certainly_less(qkov::cos(interval(1.0)), interval(0.5404)) == certainty::holds);
+static_assert(certainly_less(interval(2.7182818284590), qkov::exp(interval(1.0))) == certainty::holds &&
+              certainly_less(qkov::exp(interval(1.0)), interval(2.7182818284591)) == certainty::holds &&
+              qkov::exp(interval(1.0)).width() < 1e-13);  // each interval operation widens by up to 2 ulps
+static_assert(certainly_less(interval(9.2103), qkov::log(interval(10000.0))) == certainty::holds);
+static_assert(qkov::sin(interval(4096.0)).width() < 1e-12);  // reduction by 2607 quarter turns stays tight
+static_assert(certainly_less(qkov::sin(interval(3.0)), interval(0.1412)) == certainty::holds &&
+              certainly_less(interval(0.1411), qkov::sin(interval(3.0))) == certainty::holds);  // sin 3 = 0.14112...
+} // namespace
