@@ -439,15 +439,13 @@ public:
     {
         if (a.terms_.size() != b.terms_.size()) return false;
         for (std::size_t k = 0; k < a.terms_.size(); ++k)
-            if (!same(a.terms_[k].mono, b.terms_[k].mono) || !(a.terms_[k].coefficient == b.terms_[k].coefficient)) return false;
+            if (!(a.terms_[k].mono == b.terms_[k].mono) || !(a.terms_[k].coefficient == b.terms_[k].coefficient)) return false;
         return true;
     }
 
 private:
     using buffer = detail::term_buffer<term>;
 
-    static constexpr bool before(const monomial& x, const monomial& y) { return x < y; }
-    static constexpr bool same(const monomial& x, const monomial& y) { return x == y; }
 
     // c_plus w^L + c_minus w^-L, built directly in canonical order (cos and sin are the
     // building blocks of every rotation: no intermediate polynomials, no sort).
@@ -547,8 +545,7 @@ private:
         for (std::size_t k = 0; k < n;) {
             Coefficient c = keys[k].item->coefficient;
             std::size_t next = k + 1;
-            while (next < n && keys[next].real_key == keys[k].real_key && keys[next].phase_key == keys[k].phase_key &&
-                   same(keys[next].item->mono, keys[k].item->mono))
+            while (next < n && keys[next].item->mono == keys[k].item->mono)
                 c += keys[next++].item->coefficient;
             if (!(c == Coefficient(0))) p.terms_.push({c, keys[k].item->mono});
             k = next;
@@ -573,9 +570,9 @@ private:
         std::size_t i = 0, j = 0;
         const std::size_t na = a.terms_.size(), nb = b.terms_.size();
         while (i < na || j < nb) {
-            if (j == nb || (i < na && before(a.terms_[i].mono, b.terms_[j].mono))) {
+            if (j == nb || (i < na && a.terms_[i].mono < b.terms_[j].mono)) {
                 r.terms_.push(a.terms_[i++]);
-            } else if (i == na || before(b.terms_[j].mono, a.terms_[i].mono)) {
+            } else if (i == na || b.terms_[j].mono < a.terms_[i].mono) {
                 const term& y = b.terms_[j++];
                 r.terms_.push({subtract ? Coefficient(-y.coefficient) : y.coefficient, y.mono});
             } else {
