@@ -4,6 +4,6 @@
 #include "../R5_previous_token_gap.cpp"
 
 namespace {
-static_assert(certainly_less(interval(min_gap_20 + 1e-6), gap(standard_schedule(), 1)) == certainty::holds,
+static_assert(certainly_less(interval(min_gap_20 + 1e-6), certified_gap(certified_head{}, 1)) == certainty::holds,
               "R5 false twin: gap(1) > certified bound + 1e-6");
 }

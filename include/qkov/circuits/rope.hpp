@@ -190,7 +190,8 @@ struct rational_angles {
     }
 };
 
-/// Numeric angles from a theta schedule, for double, float or Boost.Multiprecision numbers:
+/// Numeric angles from a theta schedule, for double, float, certified intervals or
+/// Boost.Multiprecision numbers (cos, sin and pow are found by argument-dependent lookup):
 /// cos(position * theta_l) and sin(position * theta_l), evaluated in T.
 template <class T, std::size_t Pairs>
 struct numeric_angles {
@@ -208,8 +209,9 @@ struct numeric_angles {
 
 /// The standard schedule theta_l = base^(-2l / rotary_dim), l = 0 .. rotary_dim/2 - 1 (seed 001
 /// writes base^(-2(l-1)/d) with 1-based l; Hugging Face computes inv_freq the same way).
+/// constexpr for scalars whose pow is (certified intervals); for double it runs at run time.
 template <class T, std::size_t Pairs>
-std::array<T, Pairs> standard_theta(double base)
+constexpr std::array<T, Pairs> standard_theta(double base)
 {
     using std::pow;
     std::array<T, Pairs> theta{};
@@ -220,7 +222,7 @@ std::array<T, Pairs> standard_theta(double base)
 /// Seed 001's variant theta_i = 10^(-4 * 2(i-1) / (d-2)), 1-based i: here l = i - 1, d = 2 Pairs.
 /// Its last angle is exactly 10^-4; the standard schedule's last angle is 10000^(-(d-2)/d).
 template <class T, std::size_t Pairs>
-std::array<T, Pairs> seed_variant_theta()
+constexpr std::array<T, Pairs> seed_variant_theta()
 {
     static_assert(Pairs >= 2, "qkov: the seed's variant schedule divides by d - 2");
     using std::pow;
