@@ -14,9 +14,11 @@ using namespace qkov;
 using P = trig_poly<>;
 constexpr std::size_t D = 8;
 
-/// q_{n+1}^T k_m == alpha sum_l cos((m - n + shift) theta_l): the claim with shift = 0.
+/// q_{n+1}^T k_m == alpha sum_l cos((m - n + shift) theta_l): the claim with shift = 0. The
+/// right-hand side is the library's previous_token_profile, which the certified bounds (R5, R6)
+/// evaluate in interval arithmetic: this proof is what lets them stand for the head.
 template <std::size_t d>
-constexpr bool previous_token_profile(std::int32_t shift = 0)
+constexpr bool profile_identity_holds(std::int32_t shift = 0)
 {
     constexpr rope_layout L = interleaved_layout(d);
     const symbolic_angles<P> angles;
@@ -27,13 +29,12 @@ constexpr bool previous_token_profile(std::int32_t shift = 0)
     auto x_key = symbolic_entries<P, D, 1>(20);
     x_query(0, 0) = P(1);
     x_key(0, 0) = P(1);
-    P profile;
-    for (std::size_t l = 0; l < d / 2; ++l) profile += P::cos(static_cast<std::uint16_t>(l), m - n + shift);
-    return rotary_score<L>(angles, head.w_q, x_query, n + 1, head.w_k, x_key, m) == alpha * profile;
+    return rotary_score<L>(angles, head.w_q, x_query, n + 1, head.w_k, x_key, m) ==
+           alpha * previous_token_profile<L>(angles, m - n + shift);
 }
 
-static_assert(previous_token_profile<8>(), "R4: q_{n+1}^T k_m = alpha sum_l cos((m - n) theta_l), d = 8");
-static_assert(previous_token_profile<64>(), "R4: the same at d = 64");
-static_assert(previous_token_profile<128>(), "R4: the same at d = 128");
+static_assert(profile_identity_holds<8>(), "R4: q_{n+1}^T k_m = alpha sum_l cos((m - n) theta_l), d = 8");
+static_assert(profile_identity_holds<64>(), "R4: the same at d = 64");
+static_assert(profile_identity_holds<128>(), "R4: the same at d = 128");
 
 } // namespace

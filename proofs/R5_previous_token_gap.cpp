@@ -1,57 +1,64 @@
 // Claim R5: for seed 001's previous-token head at d = 64, base 10000, the previous token scores
-// strictly highest: q_{n+1}^T k_m < (d/2) alpha for every m < n with n - m <= N (N = 20 here).
+// strictly highest: q_{n+1}^T k_m < (d/2) alpha for every m < n with n - m <= N, for the windows
+// N = 20, 2048 and 4096, with the certified gap min_k [d/2 - sum_l cos(k theta_l)].
 // Kind: C (certified interval enclosures at compile time).
 //
-// The head, the rotations and the schedule are the library's own (previous_token_head,
-// rotary_score, standard_theta), instantiated with certified intervals. Scores depend on the
-// positions only through n - m (R4, proved for all m, n), so n = k, m = 0 covers every pair with
-// n - m = k. The gap (d/2) alpha - q_{k+1}^T k_0 is enclosed for alpha = 1 (scores scale with
-// alpha > 0); a proof step uses only comparisons that *hold*, never undecided ones.
-#include <cstddef>
+// By R4 (proved for all m, n and angles) the score is alpha sum_l cos((m - n) theta_l), so the gap
+// (d/2) alpha - q_{n+1}^T k_m is alpha g(n - m) with g(k) = d/2 - sum_l cos(k theta_l), and
+// alpha > 0. g is enclosed in interval arithmetic over whole blocks of offsets, blocks that do not
+// decide are split (certified_minimum_gap); only comparisons that *hold* count.
+//
+// The unbounded case (every window at once) is a lemma, argued in docs/lemmas.md and not
+// machine-checked: theta_1 = 1 rad and pi is irrational, so k theta_1 is never a multiple of 2 pi,
+// g(k) > 0 for every k != 0; but inf_k g(k) = 0 (k theta_l mod 2 pi comes back near 0 for all l
+// at once), so no positive gap holds for all windows.
 #include <cstdint>
 
 #include "qkov/circuits/positional_heads.hpp"
+#include "qkov/circuits/previous_token_bounds.hpp"
 #include "qkov/circuits/rope.hpp"
+#include "qkov/scalar/certified.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"
+#include "certified_seed_setting.hpp"
+#include "report/certified_report.hpp"
 
 namespace {
 using namespace qkov;
-constexpr std::size_t d = 64;
-constexpr std::size_t D = 2;  // x = (1, x_1): W_k reads only the constant coordinate
-constexpr rope_layout L = interleaved_layout(d);
+using namespace qkov::seed_setting;
 
-/// The head with the standard schedule (base 10000), in certified intervals, alpha = 1.
-struct certified_head {
-    numeric_angles<interval, d / 2> angles{standard_theta<interval, d / 2>(10000.0)};
-    qk_factors<interval, d, D> head = previous_token_head<L, D>(angles, interval(1.0));
-    matrix<interval, D, 1> token = matrix<interval, D, 1>::from_rows({{interval(1.0)}, {interval(0.25)}});
-};
+constexpr certified gap_20 = certified_minimum_gap<L>(angles, 1, 20);
+constexpr certified gap_2048 = certified_minimum_gap<L>(angles, 1, 2048);
+constexpr certified gap_4096 = certified_minimum_gap<L>(angles, 1, 4096);
 
-/// The certified enclosure of (d/2) - q_{k+1}^T k_0.
-constexpr interval certified_gap(const certified_head& h, std::int64_t k)
+static_assert(gap_20.exceeds(0.0) == certainty::holds, "R5: q_{n+1}^T k_m < (d/2) alpha for 1 <= n - m <= 20");
+static_assert(gap_2048.exceeds(0.0) == certainty::holds, "R5: q_{n+1}^T k_m < (d/2) alpha for 1 <= n - m <= 2048");
+static_assert(gap_4096.exceeds(0.0) == certainty::holds, "R5: q_{n+1}^T k_m < (d/2) alpha for 1 <= n - m <= 4096");
+// The gap exceeds alpha over the whole window of 4096.
+static_assert(gap_4096.exceeds(1.0) == certainty::holds, "R5: the certified gap over 4096 positions exceeds alpha");
+
+// The closest competitor is the key right before the previous token: every offset 2..4096 has a
+// larger gap than offset 1.
+constexpr certified gap_at_1 = certified_minimum_gap<L>(angles, 1, 1);
+constexpr certified gap_beyond_1 = certified_minimum_gap<L>(angles, 2, 4096);
+static_assert(gap_beyond_1.exceeds(gap_at_1.upper) == certainty::holds, "R5: the smallest gap is at n - m = 1");
+
+// The same gap at offset 1 through the head itself (previous_token_head and rotary_score in
+// certified intervals), without the profile: the enclosures agree and both are positive.
+constexpr interval gap_through_head()
 {
-    return interval(static_cast<double>(d / 2)) -
-           rotary_score<L>(h.angles, h.head.w_q, h.token, k + 1, h.head.w_k, h.token, std::int64_t{0});
+    constexpr std::size_t D = 2;  // x = (1, x_1): W_k reads only the constant coordinate
+    const auto head = previous_token_head<L, D>(angles, interval(1));
+    const auto token = matrix<interval, D, 1>::from_rows({{interval(1)}, {interval(0.25)}});
+    return interval(d / 2) - rotary_score<L>(angles, head.w_q, token, std::int64_t{2}, head.w_k, token, std::int64_t{0});
 }
+static_assert(gap_through_head().lo() > 0.0 && gap_through_head().lo() <= gap_at_1.upper &&
+                  gap_at_1.lower <= gap_through_head().hi(),
+              "R5: the head's own score gives the same certified gap at n - m = 1");
 
-/// The smallest certified lower bound of the gap over k = 1..window, or -1 if some gap is not
-/// certainly positive (then the claim is not proved).
-constexpr double certified_min_gap(std::int64_t window)
-{
-    const certified_head h;
-    double smallest = 1e300;
-    for (std::int64_t k = 1; k <= window; ++k) {
-        const interval g = certified_gap(h, k);
-        if (certainly_less(interval(0.0), g) != certainty::holds) return -1.0;
-        smallest = g.lo() < smallest ? g.lo() : smallest;
-    }
-    return smallest;
-}
-
-constexpr double min_gap_20 = certified_min_gap(20);
-static_assert(min_gap_20 > 0.0, "R5: q_{n+1}^T k_m < (d/2) alpha for 1 <= n - m <= 20 (d = 64, base 10000)");
-// The certified gap itself (its smallest lower bound over the window, at n - m = 1) exceeds alpha.
-static_assert(min_gap_20 > 1.0, "R5: the certified gap over the window of 20 exceeds alpha");
+QKOV_CERTIFIED_REPORT(R5, "min gap (d/2 - max score)/alpha, d = 64, base 10000, n - m in 1..20", gap_20);
+QKOV_CERTIFIED_REPORT(R5, "min gap, n - m in 1..2048", gap_2048);
+QKOV_CERTIFIED_REPORT(R5, "min gap, n - m in 1..4096", gap_4096);
+QKOV_CERTIFIED_REPORT(R5, "min gap, n - m in 2..4096 (above the gap at 1)", gap_beyond_1);
 
 } // namespace

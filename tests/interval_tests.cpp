@@ -6,6 +6,7 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -125,4 +126,44 @@ BOOST_AUTO_TEST_CASE(extreme_arguments)
     const interval wide(0.5, 0.75);
     for (double t : {0.5, 0.6, 0.7, 0.75}) BOOST_REQUIRE(encloses(qkov::sin(wide), boost::multiprecision::sin(big(t))));
     BOOST_CHECK_THROW(qkov::log(interval(-1.0, 2.0)), std::domain_error);
+}
+
+BOOST_AUTO_TEST_CASE(intervals_of_arguments_enclose_every_point)
+{
+    // Wide arguments (blocks of positions times an angle): the value at every sampled point of
+    // the interval, endpoints included, lies in the enclosure.
+    std::mt19937_64 gen(5);
+    std::uniform_real_distribution<double> start(-5000.0, 5000.0);
+    std::uniform_int_distribution<int> width_exponent(-40, 3);
+    for (int k = 0; k < 3000; ++k) {
+        const double a = start(gen), w = std::ldexp(1.0, width_exponent(gen));
+        const interval x(a, a + w);
+        const interval s = qkov::sin(x), c = qkov::cos(x), e = qkov::exp(x / interval(1000.0));
+        for (int j = 0; j <= 16; ++j) {
+            const big t = big(x.lo()) + (big(x.hi()) - big(x.lo())) * j / 16;
+            BOOST_REQUIRE(encloses(s, boost::multiprecision::sin(t)));
+            BOOST_REQUIRE(encloses(c, boost::multiprecision::cos(t)));
+            BOOST_REQUIRE(encloses(e, boost::multiprecision::exp(t / 1000)));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(sine_of_small_angles_keeps_relative_accuracy)
+{
+    for (double x : {1e-4, 1e-10, 1e-30, 1e-300}) {
+        const interval s = qkov::sin(interval(x));
+        BOOST_REQUIRE(encloses(s, boost::multiprecision::sin(big(x))));
+        BOOST_CHECK_LT(s.width() / x, 1e-14);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(integers_beyond_2_to_the_53_are_enclosed_not_rounded)
+{
+    const std::int64_t exact = (std::int64_t{1} << 53) - 1, inexact = (std::int64_t{1} << 60) + 1;
+    BOOST_CHECK(interval(exact).lo() == interval(exact).hi());
+    BOOST_REQUIRE(encloses(interval(inexact), big(inexact)));
+    BOOST_CHECK(interval(inexact).lo() < interval(inexact).hi());
+    BOOST_REQUIRE(encloses(interval(-inexact), big(-inexact)));
+    const std::uint64_t huge = ~std::uint64_t{0};
+    BOOST_REQUIRE(encloses(interval(huge), big(huge)));
 }

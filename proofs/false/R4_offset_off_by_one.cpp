@@ -3,5 +3,5 @@
 #include "../R4_previous_token_profile.cpp"
 
 namespace {
-static_assert(previous_token_profile<8>(-1), "R4 false twin: offset m - n - 1");
+static_assert(profile_identity_holds<8>(-1), "R4 false twin: offset m - n - 1");
 }

@@ -32,6 +32,24 @@ constexpr qk_factors<typename Angles::scalar, L.d, D> previous_token_head(const 
     return head;
 }
 
+/// The attention profile of previous_token_head per unit of alpha: q_{n+1}^T k_m equals
+/// alpha * previous_token_profile<L>(angles, m - n) = alpha sum_l cos((m - n) theta_l), as R4
+/// proves for all m, n and angles. The offset may be anything the angle provider takes: an
+/// integer, a symbolic linear form, or an interval of offsets (certified bounds over a window).
+template <rope_layout L, class Angles, class Offset>
+constexpr typename Angles::scalar previous_token_profile(const Angles& angles, const Offset& offset)
+{
+    using T = typename Angles::scalar;
+    T sum = T(0);
+    for (std::size_t l = 0; l < L.rotary_dim / 2; ++l) {
+        if constexpr (requires { angles.cosine(l, offset); })
+            sum += angles.cosine(l, offset);
+        else
+            sum += angles.cos_sin(l, offset).first;
+    }
+    return sum;
+}
+
 /// Seed 002, Exercise 2: the sinusoidal position embedding of token n in the basis
 /// (u_0^cos, u_0^sin, u_1^cos, u_1^sin, ...): lambda_l (cos(n alpha_l), sin(n alpha_l)) on pair l.
 /// It is R_n u scaled per pair, with u = (1, 0, 1, 0, ...): rotating it by R_{-1} gives the

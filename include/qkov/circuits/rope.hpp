@@ -192,42 +192,69 @@ struct rational_angles {
 
 /// Numeric angles from a theta schedule, for double, float, certified intervals or
 /// Boost.Multiprecision numbers (cos, sin and pow are found by argument-dependent lookup):
-/// cos(position * theta_l) and sin(position * theta_l), evaluated in T.
+/// cos(position * theta_l) and sin(position * theta_l), evaluated in T. The position is an
+/// integer, or any T: with certified intervals, an interval of positions [a, b] gives
+/// enclosures valid for every position in it (how bounds cover a whole window at once).
 template <class T, std::size_t Pairs>
 struct numeric_angles {
     using scalar = T;
     std::array<T, Pairs> theta;
 
-    constexpr std::pair<T, T> cos_sin(std::size_t l, std::int64_t position) const
+    template <class Position>
+    constexpr std::pair<T, T> cos_sin(std::size_t l, const Position& position) const
     {
         using std::cos;
         using std::sin;
         const T angle = T(position) * theta[l];
         return {cos(angle), sin(angle)};
     }
+
+    /// cos(position * theta_l) alone, for sums of cosines (half the work of cos_sin).
+    template <class Position>
+    constexpr T cosine(std::size_t l, const Position& position) const
+    {
+        using std::cos;
+        return cos(T(position) * theta[l]);
+    }
 };
 
-/// The standard schedule theta_l = base^(-2l / rotary_dim), l = 0 .. rotary_dim/2 - 1 (seed 001
-/// writes base^(-2(l-1)/d) with 1-based l; Hugging Face computes inv_freq the same way).
-/// constexpr for scalars whose pow is (certified intervals); for double it runs at run time.
+/// The exponent of the standard schedule, theta_l = base^(standard_exponent): -2l / rotary_dim,
+/// l = 0 .. rotary_dim/2 - 1 (seed 001 writes base^(-2(l-1)/d) with 1-based l; Hugging Face
+/// computes inv_freq the same way). Separate so that exact scalars can check it (R9).
+template <class T>
+constexpr T standard_exponent(std::size_t l, std::size_t pairs)
+{
+    return -T(2 * l) / T(2 * pairs);
+}
+
+/// theta_l = base^(-2l / rotary_dim). constexpr for scalars whose pow is (certified intervals);
+/// for double it runs at run time.
 template <class T, std::size_t Pairs>
 constexpr std::array<T, Pairs> standard_theta(double base)
 {
     using std::pow;
     std::array<T, Pairs> theta{};
-    for (std::size_t l = 0; l < Pairs; ++l) theta[l] = pow(T(base), -T(2 * l) / T(2 * Pairs));
+    for (std::size_t l = 0; l < Pairs; ++l) theta[l] = pow(T(base), standard_exponent<T>(l, Pairs));
     return theta;
 }
 
-/// Seed 001's variant theta_i = 10^(-4 * 2(i-1) / (d-2)), 1-based i: here l = i - 1, d = 2 Pairs.
-/// Its last angle is exactly 10^-4; the standard schedule's last angle is 10000^(-(d-2)/d).
+/// The exponent of seed 001's variant theta_i = 10^(-4 * 2(i-1) / (d-2)), 1-based i: here
+/// l = i - 1 and d = 2 pairs, so the exponent is -8l / (2 pairs - 2).
+template <class T>
+constexpr T seed_variant_exponent(std::size_t l, std::size_t pairs)
+{
+    return -T(8 * l) / T(2 * pairs - 2);
+}
+
+/// The seed's variant schedule theta_l = 10^(seed_variant_exponent). Its last angle is exactly
+/// 10^-4; the standard schedule's last angle is 10000^(-(d-2)/d) (R9).
 template <class T, std::size_t Pairs>
 constexpr std::array<T, Pairs> seed_variant_theta()
 {
     static_assert(Pairs >= 2, "qkov: the seed's variant schedule divides by d - 2");
     using std::pow;
     std::array<T, Pairs> theta{};
-    for (std::size_t l = 0; l < Pairs; ++l) theta[l] = pow(T(10), -T(8 * l) / T(2 * Pairs - 2));
+    for (std::size_t l = 0; l < Pairs; ++l) theta[l] = pow(T(10), seed_variant_exponent<T>(l, Pairs));
     return theta;
 }
 

@@ -2,8 +2,8 @@
 //
 // Each function reduces its argument with interval arithmetic (so the reduction's rounding is
 // enclosed too), sums a Taylor series in interval arithmetic, and adds a bound on the remainder:
-//   exp(r),  |r| <= 0.35:     sum_{n<N} r^n/n!  +  [-1, 1] |r|^N/N! * 1.5      (e^{0.35} < 1.5)
-//   sin, cos of |r| <= 0.8:   alternating series, remainder <= |r|^{n}/n! of the first term left out
+//   exp(r),  |r| <= 0.36:     sum_{n<N} r^n/n!  +  [-1, 1] 1.5 |r|^N/N!
+//   sin, cos of |r| <= 0.8:   alternating series, remainder <= |r|^n/n! of the first term left out
 //   log(m),  m in [1, 2]:     2 atanh(z), z = (m-1)/(m+1) <= 1/3, remainder <= 2 z^{2N+1} / ((2N+1)(1 - z^2))
 // The constants ln 2 and pi/2 enter as enclosures [nearest double, next double] that contain them
 // (each is checked against a 100-digit value in tests/interval_tests.cpp). Wide arguments are
@@ -58,36 +58,85 @@ constexpr interval half_pi{0x1.921fb54442d18p+0, 0x1.921fb54442d19p+0};
 constexpr double half_pi_head = 0x1.921fb54p+0;
 constexpr interval half_pi_tail{0x1.10b4611a62633p-30, 0x1.10b4611a62634p-30};
 
+// Enclosures of 1/k! for k < 24, computed once per translation unit: the series below are
+// evaluated in Horner form with these, which costs g++'s constant evaluator a third of what
+// building each term from the previous one (a product and two divisions) did.
+struct inverse_factorial_table {
+    static constexpr int size = 24;
+    interval value[size];
+    constexpr inverse_factorial_table() : value{}
+    {
+        value[0] = interval(1.0);
+        for (int k = 1; k < size; ++k) value[k] = value[k - 1] / interval(static_cast<double>(k));
+    }
+};
+inline constexpr inverse_factorial_table inverse_factorial{};
+
+// An upper bound of m^n for m >= 0, by squaring (a handful of products instead of n).
+constexpr double power_upper_bound(double m, int n)
+{
+    interval result(1.0), base(m);
+    for (; n > 0; n >>= 1) {
+        if (n & 1) result *= base;
+        base *= base;
+    }
+    return result.hi();
+}
+
+// sum_{j <= last} (-1)^j r2^j / (first + 2j)!, by Horner's rule in interval arithmetic: cos for
+// first = 0, sin(r) / r for first = 1.
+constexpr interval alternating_even_series(const interval& r2, int first, int last)
+{
+    interval sum = inverse_factorial.value[first + 2 * last];
+    for (int j = last - 1; j >= 0; --j) sum = inverse_factorial.value[first + 2 * j] - sum * r2;
+    return sum;
+}
+
 // exp of a small interval r (|r| <= 0.36) by its Taylor series with remainder.
 constexpr interval exp_small(const interval& r)
 {
-    constexpr int terms = 22;  // 0.36^22 / 22! ~ 1e-31: far below one ulp
-    interval sum(1.0), power(1.0), factorial(1.0);
-    for (int n = 1; n < terms; ++n) {
-        power *= r;
-        factorial *= interval(static_cast<double>(n));
-        sum += power / factorial;
-    }
-    const interval remainder = (power * r) / (factorial * interval(static_cast<double>(terms))) * interval(1.5);
-    const double bound = magnitude(remainder);
+    constexpr int terms = 17;  // sum_{n < 17} r^n / n!; 0.36^17 / 17! ~ 9e-23: far below one ulp
+    interval sum = inverse_factorial.value[terms - 1];
+    for (int n = terms - 2; n >= 0; --n) sum = inverse_factorial.value[n] + sum * r;
+    // remainder sum_{n >= N} r^n/n! <= |r|^N/N! * 1/(1 - |r|/(N+1)) < 1.5 |r|^N/N!
+    const double bound = (interval(power_upper_bound(magnitude(r), terms)) * inverse_factorial.value[terms] * interval(1.5)).hi();
     return sum + interval(-bound, bound);
 }
 
-// sin or cos of a small interval r (|r| <= 0.8) by the alternating Taylor series.
-constexpr interval sin_cos_small(const interval& r, bool sine)
-{
-    constexpr int terms = 14;  // 0.8^28 / 28! ~ 5e-33
-    const interval r2 = r * r;
-    interval term = sine ? r : interval(1.0);
-    interval sum = term;
-    int n = sine ? 1 : 0;
-    for (int k = 1; k < terms; ++k) {
-        term = -(term * r2) / (interval(static_cast<double>(n + 1)) * interval(static_cast<double>(n + 2)));
-        n += 2;
-        sum += term;
+// 0.8^n / n! rounded up: the largest Taylor term of degree n of sin or cos after reduction.
+struct reduced_term_bound_table {
+    static constexpr int size = inverse_factorial_table::size;
+    double value[size];
+    constexpr reduced_term_bound_table() : value{}
+    {
+        interval power(1.0);
+        for (int n = 0; n < size; ++n) {
+            value[n] = (power * inverse_factorial.value[n]).hi();
+            power *= interval(0.8);
+        }
     }
-    const interval next = term * r2 / (interval(static_cast<double>(n + 1)) * interval(static_cast<double>(n + 2)));
-    const double bound = magnitude(next);
+};
+inline constexpr reduced_term_bound_table reduced_term_bound{};
+
+// sin or cos of a small interval r (|r| <= 0.8) by the alternating Taylor series, whose
+// remainder is at most the first term left out (terms decrease while r^2 < (n+1)(n+2)).
+// `tolerance`: a truncation error the caller will not notice (its own enclosure is that wide
+// anyway); fewer terms are summed then. The remainder is added either way, so it stays sound.
+constexpr interval sin_cos_small(const interval& r, bool sine, double tolerance = 0.0)
+{
+    if (magnitude(r) > 0.8) return {-1.0, 1.0};  // outside the table's range: the trivial bound
+    const int first = sine ? 1 : 0;
+    int last = 9;  // up to r^18 (cos) or r^19 (sin); 0.8^20 / 20! ~ 5e-21
+    while (last > 1 && reduced_term_bound.value[first + 2 * last] <= tolerance) --last;
+    interval sum = alternating_even_series(r * r, first, last);
+    if (sine) sum = sum * r;
+    // The term left out: 0.8^n/n! from the table, except for the sine of small r, where only
+    // |r|^n/n! keeps the bound relative to the value (the power costs a few products).
+    const int left_out = first + 2 * last + 2;
+    const double m = magnitude(r);
+    const double bound = sine && m < 0x1p-6
+                             ? (interval(power_upper_bound(m, left_out)) * inverse_factorial.value[left_out]).hi()
+                             : reduced_term_bound.value[left_out];
     return sum + interval(-bound, bound);
 }
 } // namespace detail
@@ -146,34 +195,62 @@ constexpr interval log(const interval& x)
 constexpr interval pow(const interval& base, const interval& x) { return exp(x * log(base)); }
 
 namespace detail {
-// sin (sine = true) or cos of the point interval [v, v]: v = k pi/2 + r, then the quadrant of k.
-constexpr interval sin_cos_point(double v, bool sine)
+// sin and cos of the point v: v = k pi/2 + r with the reduction done in interval arithmetic,
+// then the quadrant of k. `tolerance`: see sin_cos_small. Both values share one reduction.
+struct sin_and_cos {
+    interval sin;
+    interval cos;
+};
+
+constexpr sin_and_cos sin_cos_point(double v, bool want_sine, bool want_cosine, double tolerance = 0.0)
 {
+    const sin_and_cos trivial{{-1.0, 1.0}, {-1.0, 1.0}};
     const double k_double = v / 0x1.921fb54442d18p+0;
-    if (!(k_double < 9.0e15 && k_double > -9.0e15)) return {-1.0, 1.0};  // too large to reduce: still true
+    if (!(k_double < 9.0e15 && k_double > -9.0e15)) return trivial;  // too large to reduce: still true
     const auto k = static_cast<std::int64_t>(k_double < 0 ? k_double - 0.5 : k_double + 0.5);
     const interval k_interval(static_cast<double>(k));
     const bool split = k < (std::int64_t{1} << 24) && k > -(std::int64_t{1} << 24);
     const interval r = split ? (interval(v) - interval(static_cast<double>(k) * half_pi_head)) - k_interval * half_pi_tail
                              : interval(v) - k_interval * half_pi;
-    if (magnitude(r) > 0.8) return {-1.0, 1.0};  // reduction too wide to evaluate: the trivial bound
+    if (magnitude(r) > 0.8) return trivial;  // reduction too wide to evaluate: the trivial bound
     const int quadrant = static_cast<int>(((k % 4) + 4) % 4);
-    const bool use_sine = sine ? (quadrant % 2 == 0) : (quadrant % 2 == 1);
-    const interval value = sin_cos_small(r, use_sine);
-    const bool negate = sine ? (quadrant >= 2) : (quadrant == 1 || quadrant == 2);
-    return intersect(negate ? -value : value, interval(-1.0, 1.0));
+    // sin(k pi/2 + r) and cos(k pi/2 + r) are +-sin r or +-cos r by quadrant.
+    const bool sine_from_sin = quadrant % 2 == 0, sine_negated = quadrant >= 2;
+    const bool cosine_negated = quadrant == 1 || quadrant == 2;
+    const bool need_sin_r = (want_sine && sine_from_sin) || (want_cosine && !sine_from_sin);
+    const bool need_cos_r = (want_sine && !sine_from_sin) || (want_cosine && sine_from_sin);
+    const interval sin_r = need_sin_r ? sin_cos_small(r, true, tolerance) : trivial.sin;
+    const interval cos_r = need_cos_r ? sin_cos_small(r, false, tolerance) : trivial.cos;
+    const interval sine = sine_from_sin ? sin_r : cos_r;
+    const interval cosine = sine_from_sin ? cos_r : sin_r;
+    const interval unit(-1.0, 1.0);
+    return {intersect(sine_negated ? -sine : sine, unit), intersect(cosine_negated ? -cosine : cosine, unit)};
 }
 
-// sin or cos of an interval: the value at the midpoint widened by the half-width (both functions
-// are 1-Lipschitz), intersected with the endpoint hull bound [-1, 1].
+// sin or cos over an interval [c - rho, c + rho]. Two enclosures, both valid, intersected:
+//   first order:  f(c) + [-rho, rho]                          (|f'| <= 1)
+//   second order: f(c) + f'(c) [-rho, rho] + [-rho^2/2, rho^2/2]   (|f''| <= 1)
+// The second is what makes bounds near an extremum tight (f'(c) ~ 0 there): without it, every
+// block of offsets near a return k theta ~ 2 pi j had to be split down to single integers.
 constexpr interval sin_cos(const interval& x, bool sine)
 {
-    if (x.lo() == x.hi()) return sin_cos_point(x.lo(), sine);
+    if (x.lo() == x.hi()) {
+        const sin_and_cos value = sin_cos_point(x.lo(), sine, !sine);
+        return sine ? value.sin : value.cos;
+    }
+    if (x.hi() - x.lo() >= 6.3) return {-1.0, 1.0};  // a whole period (> 2 pi): nothing to evaluate
     const double mid = x.lo() + (x.hi() - x.lo()) / 2;  // any point of the interval will do
-    const interval radius = interval(x.hi()) - interval(mid);
-    const interval spread = hull(interval(mid) - interval(x.lo()), radius);
-    const double bound = magnitude(spread);
-    return intersect(sin_cos_point(mid, sine) + interval(-bound, bound), interval(-1.0, 1.0));
+    const interval radius_enclosure = hull(interval(mid) - interval(x.lo()), interval(x.hi()) - interval(mid));
+    const double rho = magnitude(radius_enclosure);
+    const interval spread(-rho, rho);
+    // The result is at least rho^2 wide: the series need not be summed far below that.
+    const sin_and_cos at_mid = sin_cos_point(mid, true, true, rho * rho / 1024);
+    const interval value = sine ? at_mid.sin : at_mid.cos;
+    const interval slope = sine ? at_mid.cos : -at_mid.sin;
+    const double curvature = (interval(rho) * interval(rho) * interval(0.5)).hi();
+    const interval first_order = value + spread;
+    const interval second_order = value + slope * spread + interval(-curvature, curvature);
+    return intersect(intersect(first_order, second_order), interval(-1.0, 1.0));
 }
 } // namespace detail
 

@@ -1,0 +1,8 @@
+// False twin of R6: at alpha = 100 the mass off the previous token is about 1.818e-47; claiming
+// it below 1.8e-47 must not compile.
+// expect-error: static assertion failed: R6 false twin
+#include "../R6_previous_token_mass.cpp"
+
+namespace {
+static_assert(alpha100_2048.off_previous_mass.is_below(1.8e-47) == certainty::holds, "R6 false twin: off-previous mass < 1.8e-47");
+}

@@ -1,0 +1,8 @@
+// False twin of R6: at alpha = 1 over 20 tokens, a previous-token mass 1e-6 above the certified
+// upper bound. It is not there, so the comparison fails.
+// expect-error: static assertion failed: R6 false twin
+#include "../R6_previous_token_mass.cpp"
+
+namespace {
+static_assert(alpha1_20.mass.exceeds(alpha1_20.mass.upper + 1e-6) == certainty::holds, "R6 false twin: mass above its bound");
+}

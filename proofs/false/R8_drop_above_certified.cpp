@@ -1,0 +1,8 @@
+// False twin of R8 (certified part): a guaranteed relative drop 1e-9 larger than certified over
+// 1..512: the minimum cannot exceed its own certified upper bound, so this fails.
+// expect-error: static assertion failed: R8 false twin
+#include "../R8_recency_maximum.cpp"
+
+namespace {
+static_assert(drop_512.exceeds(drop_512.upper + 1e-9) == certainty::holds, "R8 false twin: drop above certified");
+}
