@@ -167,3 +167,32 @@ BOOST_AUTO_TEST_CASE(integers_beyond_2_to_the_53_are_enclosed_not_rounded)
     const std::uint64_t huge = ~std::uint64_t{0};
     BOOST_REQUIRE(encloses(interval(huge), big(huge)));
 }
+
+BOOST_AUTO_TEST_CASE(sqrt_encloses_100_digit_roots)
+{
+    std::mt19937_64 gen(3);
+    for (int k = 0; k < 20000; ++k) {
+        const double x = std::abs(random_double(gen));
+        BOOST_REQUIRE(encloses(qkov::sqrt(interval(x)), boost::multiprecision::sqrt(big(x))));
+    }
+    BOOST_CHECK(qkov::sqrt(interval(0.0)).lo() == 0.0);
+    BOOST_REQUIRE(encloses(qkov::sqrt(interval(2.0, 3.0)), boost::multiprecision::sqrt(big(2))));
+    BOOST_REQUIRE(encloses(qkov::sqrt(interval(2.0, 3.0)), boost::multiprecision::sqrt(big(3))));
+    BOOST_CHECK_THROW(qkov::sqrt(interval(-1e-300, 1.0)), std::domain_error);
+}
+
+BOOST_AUTO_TEST_CASE(powers_near_underflow_and_of_the_rope_schedules)
+{
+    // base^x for bases and exponents of RoPE schedules, and results down to the subnormal range.
+    std::mt19937_64 gen(9);
+    std::uniform_real_distribution<double> exponent(-1.0, 0.0);
+    for (double base : {10.0, 10000.0, 500000.0, 1e6}) {
+        for (int k = 0; k < 2000; ++k) {
+            const double x = exponent(gen);
+            BOOST_REQUIRE(encloses(qkov::pow(interval(base), interval(x)), boost::multiprecision::pow(big(base), big(x))));
+        }
+    }
+    for (double x : {-300.0, -307.5, -310.0, -323.0}) {  // 10^x: normal, then subnormal results
+        BOOST_REQUIRE(encloses(qkov::pow(interval(10.0), interval(x)), boost::multiprecision::pow(big(10), big(x))));
+    }
+}

@@ -64,4 +64,8 @@ static_assert(certainly_less(interval(9.2103), qkov::log(interval(10000.0))) == 
 static_assert(qkov::sin(interval(4096.0)).width() < 1e-12);  // reduction by 2607 quarter turns stays tight
 static_assert(certainly_less(qkov::sin(interval(3.0)), interval(0.1412)) == certainty::holds &&
               certainly_less(interval(0.1411), qkov::sin(interval(3.0))) == certainty::holds);  // sin 3 = 0.14112...
+// sqrt: exact squares stay within one ulp on each side; 1.41421356237 < sqrt 2 < 1.41421356238.
+static_assert(qkov::sqrt(interval(4.0)).contains(2.0) && qkov::sqrt(interval(4.0)).width() < 1e-15);
+static_assert(certainly_less(interval(1.41421356237), qkov::sqrt(interval(2.0))) == certainty::holds &&
+              certainly_less(qkov::sqrt(interval(2.0)), interval(1.41421356238)) == certainty::holds);
 } // namespace

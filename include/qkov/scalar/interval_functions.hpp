@@ -1,4 +1,4 @@
-// Certified enclosures of exp, log, cos, sin and base^x on intervals, in constant evaluation.
+// Certified enclosures of sqrt, exp, log, cos, sin and base^x on intervals, in constant evaluation.
 //
 // Each function reduces its argument with interval arithmetic (so the reduction's rounding is
 // enclosed too), sums a Taylor series in interval arithmetic, and adds a bound on the remainder:
@@ -189,6 +189,15 @@ constexpr interval log(const interval& x)
         return upper ? result.hi() : result.lo();
     };
     return {at(x.lo(), false), at(x.hi(), true)};
+}
+
+/// sqrt(x) for x >= 0 enclosed. IEEE sqrt is correctly rounded (in g++'s constant evaluation,
+/// which folds it with MPFR, and at run time), so one ulp outwards encloses the exact root.
+constexpr interval sqrt(const interval& x)
+{
+    if (x.lo() < 0.0) invalid_interval_detected();
+    const double lo = __builtin_sqrt(x.lo()), hi = __builtin_sqrt(x.hi());
+    return {lo == 0.0 ? 0.0 : next_down(lo), next_up(hi)};
 }
 
 /// base^x = exp(x log(base)) for base > 0.
