@@ -1,0 +1,48 @@
+// One attention head with RoPE on a batch of residual-stream tokens: the run-time path of seed
+// 001's q_m^T k_n = (R_m W_q x_m)^T (R_n W_k x_n).
+//
+// tokens is n x D (row t = x_t^T, at position first_position + t); W_q and W_k are d x D in the
+// column convention of the seeds (q = W_q x), so the query batch is tokens W_q^T. Pass
+// std::nullopt as the layout for a head without RoPE (NoPE, seed 000's Experiment 5).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "qkov/numeric/attention_scores.hpp"
+#include "qkov/numeric/rope_batch.hpp"
+
+namespace qkov::numeric {
+
+enum class score_scaling { none, inverse_sqrt_d };
+
+template <class T>
+struct head_projection {
+    const tensor2<T>& w_q;  ///< d x D
+    const tensor2<T>& w_k;  ///< d x D
+};
+
+/// Pre-softmax scores of the head on the batch (row = query, column = key).
+template <class T, class Angles>
+tensor2<T> rope_head_scores(const tensor2<T>& tokens, const head_projection<T>& head, const std::optional<rope_layout>& layout,
+                            const Angles& angles, score_scaling scaling = score_scaling::none, masking mask = masking::causal,
+                            std::int64_t first_position = 0)
+{
+    require_shape(head.w_q.shape()[1] == tokens.shape()[1], "W_q", head.w_q,
+                  "its columns must equal the residual width D = " + std::to_string(tokens.shape()[1]) + " of the tokens");
+    require_shape(head.w_k.shape() == head.w_q.shape(), "W_k", head.w_k, "it must have W_q's shape " + shape_text(head.w_q));
+    tensor2<T> queries = product(tokens, head.w_q, transposed::yes);
+    tensor2<T> keys = product(tokens, head.w_k, transposed::yes);
+    if (layout) {
+        require_shape(layout->d == head.w_q.shape()[0], "W_q", head.w_q,
+                      "its rows must equal the RoPE layout's head width d = " + std::to_string(layout->d));
+        rotate_rows(queries, *layout, angles, first_position);
+        rotate_rows(keys, *layout, angles, first_position);
+    }
+    const T scale = scaling == score_scaling::inverse_sqrt_d ? T(1) / std::sqrt(T(head.w_q.shape()[0])) : T(1);
+    return attention_scores(queries, keys, scale, mask);
+}
+
+} // namespace qkov::numeric
