@@ -106,6 +106,15 @@ struct experiment_result {
     }
     [[nodiscard]] bool ok() const { return failed_facts.empty(); }
 
+    /// Saves a figure (anything with save(path)) as <out_dir>/<file_name> and lists it.
+    template <class Figure>
+    void add_figure(const Figure& figure, const std::filesystem::path& out_dir, const std::string& file_name)
+    {
+        std::filesystem::create_directories(out_dir);
+        figure.save(out_dir / file_name);
+        figures.push_back(file_name);
+    }
+
     /// Writes <out_dir>/<file_stem>.json; throws naming the path if it cannot.
     void write_json(const std::filesystem::path& out_dir, const std::string& file_stem) const
     {
