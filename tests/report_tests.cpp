@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "qkov/report/axis_scale.hpp"
+#include "qkov/report/heatmap.hpp"
 #include "qkov/report/line_plot.hpp"
 #include "qkov/report/raster_image.hpp"
 #include "qkov/report/text_renderer.hpp"
@@ -71,6 +72,19 @@ std::vector<double> range_of(int n, double first = 0.0)
     for (int i = 0; i < n; ++i) v.push_back(first + i);
     return v;
 }
+
+/// The pixel at the centre of cell (row, column) of a heatmap drawn into `area`.
+rgb cell_colour(const decoded_png& png, const pixel_rect& area, std::size_t rows, std::size_t columns, std::size_t row,
+                std::size_t column)
+{
+    const int x = area.left + static_cast<int>((2 * column + 1) * static_cast<std::size_t>(area.width()) / (2 * columns));
+    const int y = area.top + static_cast<int>((2 * row + 1) * static_cast<std::size_t>(area.height()) / (2 * rows));
+    return png.at(x, y);
+}
+
+// viridis at 0, 1/2 and 1 (the published map's end and middle colours), written out here rather
+// than taken from the library.
+constexpr rgb viridis_0{0x44, 0x01, 0x54}, viridis_half{0x21, 0x91, 0x8c}, viridis_1{0xfd, 0xe7, 0x25};
 
 } // namespace
 
@@ -250,6 +264,99 @@ BOOST_AUTO_TEST_CASE(missing_font_is_named_with_its_package)
     line_plot plot({.font = font});
     plot.add_series("a", {0, 1}, {0, 1});
     BOOST_CHECK_EXCEPTION(plot.render(), std::runtime_error, names_font);
+}
+
+BOOST_AUTO_TEST_CASE(heatmap_cells_at_the_ends_of_the_scale_get_the_end_colours)
+{
+    const std::size_t n = 20;
+    std::vector<double> values;
+    for (std::size_t i = 0; i < n * n; ++i) values.push_back(static_cast<double>(i) - 150.0);  // row-major ramp
+    const auto path = scratch("heatmap_ends.png");
+    const auto figure = heatmap(n, n, values, {.title = "ramp", .colour_label = "value"}).save(path);
+    const auto png = read_png(path);
+    BOOST_TEST(png.width == figure.image.width());
+    BOOST_TEST((cell_colour(png, figure.plot_area, n, n, 0, 0) == viridis_0));          // the minimum, top left
+    BOOST_TEST((cell_colour(png, figure.plot_area, n, n, n - 1, n - 1) == viridis_1));  // the maximum, bottom right
+    BOOST_TEST(!(cell_colour(png, figure.plot_area, n, n, 0, 1) == viridis_0));
+    // Validation (tolerance of 4 levels): the colour bar's top and bottom rows show the two ends.
+    const auto close = [](rgb a, rgb b) {
+        return std::abs(a.r - b.r) <= 4 && std::abs(a.g - b.g) <= 4 && std::abs(a.b - b.b) <= 4;
+    };
+    const pixel_rect bar = figure.colour_bar;
+    BOOST_TEST(close(png.at((bar.left + bar.right) / 2, bar.top), viridis_1));
+    BOOST_TEST(close(png.at((bar.left + bar.right) / 2, bar.bottom), viridis_0));
+}
+
+// The middle of the colour range gets the middle anchor: 5 on a linear 0..10 scale, and 10^-2 on
+// a log scale over 10^-4..1 (log10 -2 is halfway between -4 and 0).
+BOOST_AUTO_TEST_CASE(heatmap_middle_value_gets_the_middle_colour_on_linear_and_log_scales)
+{
+    for (const auto kind : {scale_kind::linear, scale_kind::log10}) {
+        const std::vector<double> values =
+            kind == scale_kind::linear ? std::vector<double>{0, 5, 10} : std::vector<double>{1e-4, 1e-2, 1};
+        const auto path = scratch("heatmap_middle.png");
+        const auto figure = heatmap(1, 3, values, {.colour_scale = kind}).save(path);
+        const auto png = read_png(path);
+        BOOST_TEST((cell_colour(png, figure.plot_area, 1, 3, 0, 0) == viridis_0));
+        BOOST_TEST((cell_colour(png, figure.plot_area, 1, 3, 0, 1) == viridis_half));
+        BOOST_TEST((cell_colour(png, figure.plot_area, 1, 3, 0, 2) == viridis_1));
+    }
+}
+
+// Masked cells are grey and play no part in the colour range (their NaN is not an error).
+BOOST_AUTO_TEST_CASE(heatmap_masked_cells_are_grey_and_outside_the_range)
+{
+    const auto nan = std::numeric_limits<double>::quiet_NaN();
+    const auto path = scratch("heatmap_masked.png");
+    const auto figure = heatmap(2, 2, {1, nan, 2, 3},
+                                {.masked = [](std::size_t row, std::size_t column) { return column > row; }})
+                            .save(path);
+    const auto png = read_png(path);
+    BOOST_TEST((cell_colour(png, figure.plot_area, 2, 2, 0, 0) == viridis_0));
+    BOOST_TEST((cell_colour(png, figure.plot_area, 2, 2, 0, 1) == masked_cell_colour));
+    BOOST_TEST((cell_colour(png, figure.plot_area, 2, 2, 1, 1) == viridis_1));
+}
+
+// 1120 columns in 560 pixels: each pixel averages two neighbouring columns, 0 and 10, so every
+// pixel shows the middle colour although no cell has the value 5.
+BOOST_AUTO_TEST_CASE(heatmap_larger_than_its_area_averages_cells)
+{
+    const std::size_t columns = 1120;
+    std::vector<double> values;
+    for (std::size_t r = 0; r < 2; ++r)
+        for (std::size_t c = 0; c < columns; ++c) values.push_back(c % 2 == 0 ? 0.0 : 10.0);
+    const auto path = scratch("heatmap_average.png");
+    const auto figure = heatmap(2, columns, values, {.matrix_pixels = 560}).save(path);
+    const auto png = read_png(path);
+    const pixel_rect a = figure.plot_area;
+    BOOST_TEST(a.width() == 560);
+    int middle = 0;
+    for (int x = a.left; x <= a.right; ++x) middle += png.at(x, a.top) == viridis_half;
+    BOOST_TEST(middle == 560);
+}
+
+BOOST_AUTO_TEST_CASE(heatmap_equal_values_draw_without_dividing_by_zero)
+{
+    const auto path = scratch("heatmap_flat.png");
+    const auto figure = heatmap(3, 3, std::vector<double>(9, 0.25)).save(path);
+    const auto png = read_png(path);
+    // The widened range is symmetric about 0.25, so every cell shows the middle colour.
+    BOOST_TEST((cell_colour(png, figure.plot_area, 3, 3, 1, 2) == viridis_half));
+}
+
+BOOST_AUTO_TEST_CASE(bad_heatmaps_are_rejected_naming_the_cell)
+{
+    const auto nan = std::numeric_limits<double>::quiet_NaN();
+    const auto has = [](const char* part) { return [part](const std::invalid_argument& e) { return message_has(e, part); }; };
+    BOOST_CHECK_EXCEPTION(heatmap(0, 3, {}), std::invalid_argument, has("empty"));
+    BOOST_CHECK_EXCEPTION(heatmap(2, 3, {1, 2, 3, 4, 5}), std::invalid_argument, has("5 values for a 2x3 matrix"));
+    BOOST_CHECK_EXCEPTION(heatmap(2, 3, {1, 2, 3, 4, nan, 6}), std::invalid_argument, has("(row 1, column 1) is nan"));
+    BOOST_CHECK_EXCEPTION(heatmap(2, 2, {1, 2, 0, 4}, {.colour_scale = scale_kind::log10}), std::invalid_argument,
+                          has("(row 1, column 0) is 0, which a log scale cannot show"));
+    BOOST_CHECK_EXCEPTION(heatmap(1, 2, {1, 2}, {.colour_min = 3.0, .colour_max = 1.0}), std::invalid_argument,
+                          has("reversed"));
+    BOOST_CHECK_EXCEPTION(heatmap(1, 2, {1, 2}, {.masked = [](std::size_t, std::size_t) { return true; }}),
+                          std::invalid_argument, has("every cell masked"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ struct rendered_figure {
     pixel_rect plot_area;   // the data area, inside the frame
     pixel_rect colour_bar;  // empty for figures without one
 };
+
+/// Writes `figure` as PNG and hands it back; throws std::runtime_error naming `path` on failure.
+inline rendered_figure write_figure(rendered_figure figure, const std::filesystem::path& path)
+{
+    write_png(figure.image, path);
+    return figure;
+}
 
 /// The side of a data area an axis is drawn on.
 enum class axis_side { bottom, left, right };

@@ -116,12 +116,7 @@ public:
     }
 
     /// Renders and writes the PNG; throws std::runtime_error naming `path` if it cannot be written.
-    rendered_figure save(const std::filesystem::path& path) const
-    {
-        auto figure = render();
-        write_png(figure.image, path);
-        return figure;
-    }
+    rendered_figure save(const std::filesystem::path& path) const { return write_figure(render(), path); }
 
 private:
     struct plotted_series {
