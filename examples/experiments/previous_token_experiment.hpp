@@ -11,6 +11,7 @@
 #include "previous_token_head.hpp"
 #include "qkov/numeric/attention_mass.hpp"
 #include "qkov/numeric/softmax.hpp"
+#include "qkov/report/heatmap.hpp"
 
 namespace qkov::experiments {
 
@@ -49,6 +50,15 @@ inline experiment_result run_previous_token_experiment(const experiment_settings
         numeric::softmax_in_place(pattern, numeric::masking::causal);
         const auto masses = numeric::previous_token_log_masses(scores);
         masses_by_alpha.push_back(masses);
+
+        const std::vector<double> cells(pattern.begin(), pattern.end());
+        const report::heatmap map(length, length, cells,
+                                  {.title = "Previous-token head, alpha = " + std::to_string(int(alpha)) + " (L = 20, D = 768, d = 64)",
+                                   .colour_label = "attention weight",
+                                   .colour_min = 0.0,
+                                   .colour_max = 1.0,
+                                   .masked = [](std::size_t query, std::size_t key) { return key > query; }});
+        result.add_figure(map, settings.out_dir, "R6_pattern_alpha_" + std::to_string(int(alpha)) + ".png");
 
         auto& entry = result.numbers["alpha"][std::to_string(int(alpha))];
         entry["pattern"] = detail::rows_of(pattern);
