@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/copy_head_experiment.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/previous_token_experiment.hpp"
 #include "experiments/semantic_head_experiment.hpp"
@@ -26,6 +27,7 @@ const std::vector<experiment_entry>& all_experiments()
     static const std::vector<experiment_entry> list{
         {"R6 previous-token head", experiments::run_previous_token_experiment},
         {"R10/R11/R13 semantic heads", experiments::run_semantic_head_experiment},
+        {"R14/K2 copy heads", experiments::run_copy_head_experiment},
     };
     return list;
 }
