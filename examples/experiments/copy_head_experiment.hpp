@@ -171,6 +171,11 @@ inline experiment_result run_copy_head_experiment(const experiment_settings& set
         }
         result.tables.push_back(table);
         result.add_figure(plot, settings.out_dir, "R14_copy_accuracy_" + kind_name + ".png");
+        result.paragraphs.push_back(format(
+            "%s embeddings, V = %zu: one head of width 16 / 64 / 128 copies %.3f / %.3f / %.3f of the tokens with the PCA "
+            "projection and %.3f / %.3f / %.3f with a random subspace.",
+            kind_name.c_str(), vocabularies.back(), curves[0].back(), curves[2].back(), curves[4].back(), curves[1].back(),
+            curves[3].back(), curves[5].back()));
     }
     result.paragraphs.push_back(
         "R14: a copy head with head width d writes U U^T e_t (U: D x d orthonormal) and the tied unembedding reads logits "
