@@ -17,6 +17,7 @@
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/numeric/attention_mass.hpp"
+#include "qkov/numeric/attention_pattern.hpp"
 #include "qkov/numeric/attention_scores.hpp"
 #include "qkov/numeric/factored_matrix.hpp"
 #include "qkov/numeric/from_matrix.hpp"
@@ -24,6 +25,8 @@
 #include "qkov/numeric/rope_batch.hpp"
 #include "qkov/numeric/rope_head.hpp"
 #include "qkov/numeric/softmax.hpp"
+#include "qkov/numeric/tabulated_angles.hpp"
+#include "qkov/numeric/vector_exp.hpp"
 
 using namespace qkov;
 using namespace qkov::numeric;
@@ -384,6 +387,127 @@ BOOST_AUTO_TEST_CASE(factored_matrix_rejects_mismatched_factors_and_non_square_q
     const factored_matrix<double> wide(random_tensor<double>(5, 2, 62), random_tensor<double>(2, 7, 63));
     BOOST_CHECK_THROW(static_cast<void>(wide.eigenvalues()), std::invalid_argument);
     BOOST_CHECK_THROW(static_cast<void>(wide.distance_from_identity()), std::invalid_argument);
+}
+
+// The vectorized exp kernel against long double std::exp, in units of the last place of T.
+template <class T>
+void check_branch_free_exp(double low, double high, double ulps)
+{
+    std::mt19937 gen(21);
+    std::uniform_real_distribution<double> uniform(low, high);
+    std::vector<T> x(10007), y;  // an odd count: the scalar tail runs too
+    for (auto& v : x) v = T(uniform(gen));
+    y = x;
+    exp_shifted_in_place(y.data(), y.size(), T(0));
+    double worst = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const ld reference = std::exp(ld(x[j]));
+        const T rounded = T(reference);
+        const ld ulp = ld(std::nextafter(rounded, std::numeric_limits<T>::infinity())) - ld(rounded);
+        worst = std::max(worst, double(std::abs(ld(y[j]) - reference) / ulp));
+    }
+    BOOST_TEST_MESSAGE("validation: branch-free exp, worst error " << worst << " ulp on [" << low << ", " << high << "]");
+    BOOST_TEST(worst <= ulps);
+}
+
+BOOST_AUTO_TEST_CASE(validate_branch_free_exp_against_long_double_within_two_ulps)
+{
+    check_branch_free_exp<double>(-708, 709.7, 2);
+    check_branch_free_exp<double>(-40, 0, 2);  // the softmax range
+    check_branch_free_exp<float>(-86.5, 88.7, 2);
+    check_branch_free_exp<float>(-20, 0, 2);
+}
+
+BOOST_AUTO_TEST_CASE(branch_free_exp_special_values)
+{
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    BOOST_TEST(exp_branch_free(0.0) == 1.0);  // n = 0, r = 0: exact
+    BOOST_TEST(exp_branch_free(0.0f) == 1.0f);
+    BOOST_TEST(exp_branch_free(-inf) == 0.0);
+    BOOST_TEST(exp_branch_free(inf) == inf);
+    BOOST_TEST(std::isnan(exp_branch_free(std::numeric_limits<double>::quiet_NaN())));
+    BOOST_TEST(std::isnan(exp_branch_free(std::numeric_limits<float>::quiet_NaN())));
+    BOOST_TEST(exp_branch_free(-708.5) == 0.0);   // below the normal range: flushed (std::exp gives 2.0e-308)
+    BOOST_TEST(exp_branch_free(-86.6f) == 0.0f);  // float: flushed (std::exp gives 2.5e-38)
+    BOOST_TEST(exp_branch_free(709.9) == inf);    // exp(709.9) > DBL_MAX = exp(709.78)
+    BOOST_TEST(exp_branch_free(88.8f) == std::numeric_limits<float>::infinity());
+    BOOST_TEST(std::isfinite(exp_branch_free(709.78)));
+    BOOST_TEST(exp_branch_free(-707.9) > 0.0);
+}
+
+// The fused pattern (scores, scaling, mask and softmax in one pass over row blocks, in parallel)
+// against the textbook softmax of long double scores; sizes straddle the row-block size.
+template <class T>
+void check_fused_pattern(double tolerance)
+{
+    for (const std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(70), std::size_t(257)}) {
+        const tensor2<T> q = random_tensor<T>(n, d_small, 31, 2.0), k = random_tensor<T>(n, d_small, 32, 2.0);
+        const auto reference = naive_scores(q, k, 0.5L);
+        for (const masking mask : {masking::none, masking::causal}) {
+            const tensor2<T> pattern = attention_pattern(q, k, T(0.5), mask);
+            double worst = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto p = naive_softmax(reference[i], mask == masking::causal ? i + 1 : n);
+                for (std::size_t j = 0; j < n; ++j) {
+                    if (p[j] == 0) BOOST_TEST(pattern(i, j) == T(0));  // masked: exactly 0
+                    worst = std::max(worst, double(std::abs(ld(pattern(i, j)) - p[j])));
+                }
+            }
+            BOOST_TEST(worst < tolerance, "n = " << n << ": worst weight error " << worst);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(validate_fused_attention_pattern_against_a_naive_softmax)
+{
+    check_fused_pattern<double>(1e-14);
+    check_fused_pattern<float>(3e-6);
+    // Non-square without mask: 5 queries against 9 keys.
+    const tensor2<double> q = random_tensor<double>(5, 4, 33), k = random_tensor<double>(9, 4, 34);
+    const auto reference = naive_scores(q, k, 1.0L);
+    const tensor2<double> pattern = attention_pattern(q, k);
+    for (std::size_t i = 0; i < 5; ++i) {
+        const auto p = naive_softmax(reference[i], 9);
+        for (std::size_t j = 0; j < 9; ++j) BOOST_TEST(pattern(i, j) == double(p[j]), boost::test_tools::tolerance(1e-13));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(attention_pattern_rejects_mismatched_widths_and_non_square_causal)
+{
+    const tensor2<double> q = random_tensor<double>(4, 8, 6), k = random_tensor<double>(4, 6, 7), k5 = random_tensor<double>(5, 8, 7);
+    BOOST_CHECK_THROW(attention_pattern(q, k), std::invalid_argument);
+    BOOST_CHECK_THROW(attention_pattern(q, k5, 1.0, masking::causal), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(validate_one_row_products_against_a_naive_loop)
+{
+    // One-row products go through BLAS's matrix-vector routine: both orientations of B.
+    const tensor2<double> a = random_tensor<double>(1, 7, 35), b = random_tensor<double>(5, 7, 36), bt = random_tensor<double>(7, 5, 37);
+    const tensor2<double> abt = product(a, b, transposed::yes), ab = product(a, bt);
+    for (std::size_t j = 0; j < 5; ++j) {
+        ld sum_t = 0, sum = 0;
+        for (std::size_t c = 0; c < 7; ++c) sum_t += ld(a(0, c)) * ld(b(j, c)), sum += ld(a(0, c)) * ld(bt(c, j));
+        BOOST_TEST(abt(0, j) == double(sum_t), boost::test_tools::tolerance(1e-13));
+        BOOST_TEST(ab(0, j) == double(sum), boost::test_tools::tolerance(1e-13));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(tabulated_angles_return_the_provider_values_and_rotate_alike)
+{
+    const numeric_angles<double, 4> angles{standard_theta<double, 4>(10000)};
+    const tabulated_angles table(angles, 3, 10);
+    for (std::int64_t position : {0, 3, 7, 12, 13, 40})  // inside and outside the table
+        for (std::size_t l = 0; l < 4; ++l) BOOST_TEST((table.cos_sin(l, position) == angles.cos_sin(l, position)));
+    // Queries and keys rotated together equal each rotated alone (and large batches run in parallel blocks).
+    const rope_layout layout = interleaved_layout(8);
+    tensor2<double> q = random_tensor<double>(2100, 8, 38), k = random_tensor<double>(2100, 8, 39), q1 = q, k1 = k;
+    rotate_rows(q, k, layout, angles, 5);
+    rotate_rows(q1, layout, angles, 5);
+    rotate_rows(k1, layout, table, 5);
+    BOOST_TEST((q == q1));
+    BOOST_TEST((k == k1));
+    tensor2<double> short_k = random_tensor<double>(3, 8, 40);
+    BOOST_CHECK_THROW(rotate_rows(q, short_k, layout, angles), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

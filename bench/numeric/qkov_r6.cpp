@@ -4,13 +4,16 @@
 // Prints: "<seconds> <sum over rows of the weight on the previous token>" (the sum lets run.sh
 // check that qkov and numpy computed the same pattern).
 //   qkov_r6 L f64|f32 [alpha]
+// The GEMM limit of the machine: one L x 768 by 768 x L product through the same BLAS, timed after
+// one warm-up product; prints "<seconds> <GFLOP/s>".
+//   qkov_r6 gemm L f64|f32
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "experiments/previous_token_head.hpp"
-#include "qkov/numeric/softmax.hpp"
 
 template <class T>
 int run(std::size_t length, double alpha)
@@ -18,11 +21,7 @@ int run(std::size_t length, double alpha)
     using namespace qkov;
     const auto head = experiments::make_previous_token_weights<T>(alpha);
     const auto tokens = experiments::tokens_with_constant_coordinate<T>(length);
-    auto pattern_of = [&] {
-        auto pattern = experiments::previous_token_scores(tokens, head);
-        numeric::softmax_in_place(pattern, numeric::masking::causal);
-        return pattern;
-    };
+    auto pattern_of = [&] { return experiments::previous_token_pattern(tokens, head); };
     (void)pattern_of();
     const auto start = std::chrono::steady_clock::now();
     const auto pattern = pattern_of();
@@ -33,8 +32,29 @@ int run(std::size_t length, double alpha)
     return 0;
 }
 
+template <class T>
+int gemm_limit(std::size_t length)
+{
+    using namespace qkov::numeric;
+    constexpr std::size_t inner = 768;
+    tensor2<T> a = tensor2<T>::from_shape({length, inner}), b = tensor2<T>::from_shape({inner, length});
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = T(std::sin(double(i)));
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = T(std::cos(double(i)));
+    (void)product(a, b);
+    const auto start = std::chrono::steady_clock::now();
+    const auto c = product(a, b);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%.6f %.2f\n", seconds, 2.0 * double(length) * double(length) * double(inner) / seconds * 1e-9);
+    return c(0, 0) == T(12345) ? 1 : 0;  // keeps the product observable
+}
+
 int main(int argc, char** argv)
 {
+    if (argc == 4 && std::string(argv[1]) == "gemm") {
+        const std::size_t length = std::strtoul(argv[2], nullptr, 10);
+        if (std::string(argv[3]) == "f64") return gemm_limit<double>(length);
+        if (std::string(argv[3]) == "f32") return gemm_limit<float>(length);
+    }
     if (argc < 3) {
         std::fprintf(stderr, "usage: %s L f64|f32 [alpha]\n", argv[0]);
         return 2;

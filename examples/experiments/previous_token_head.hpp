@@ -61,4 +61,12 @@ numeric::tensor2<T> previous_token_scores(const numeric::tensor2<T>& tokens, con
                                      seed_angles<T>(), numeric::score_scaling::none, numeric::masking::causal);
 }
 
+/// Its causal attention pattern (the softmax of previous_token_scores, fused).
+template <class T>
+numeric::tensor2<T> previous_token_pattern(const numeric::tensor2<T>& tokens, const previous_token_weights<T>& head)
+{
+    return numeric::rope_head_pattern(tokens, numeric::head_projection<T>{head.w_q, head.w_k}, std::optional(seed_layout),
+                                      seed_angles<T>(), numeric::score_scaling::none, numeric::masking::causal);
+}
+
 } // namespace qkov::experiments

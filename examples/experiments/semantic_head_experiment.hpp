@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "last_query_attention.hpp"
 #include "previous_token_head.hpp"
-#include "qkov/numeric/softmax.hpp"
 #include "qkov/report/line_plot.hpp"
 
 namespace qkov::experiments {
@@ -35,15 +35,11 @@ struct last_query_attention {
 inline last_query_attention attention_of_last_query(const numeric::tensor2<double>& tokens, const numeric::tensor2<double>& w_q,
                                                     const numeric::tensor2<double>& w_k, bool with_rope)
 {
-    const std::optional<rope_layout> layout = with_rope ? std::optional(seed_layout) : std::nullopt;
-    auto pattern = numeric::rope_head_scores(tokens, numeric::head_projection<double>{w_q, w_k}, layout, seed_angles<double>());
-    numeric::softmax_in_place(pattern, numeric::masking::causal);
     const std::size_t n = tokens.shape()[0];
-    last_query_attention a{std::vector<double>(n), 0, 0, 0};
+    last_query_attention a{last_query_weights(tokens, w_q, w_k, with_rope, seed_angle_table(tokens.shape()[0])), 0, 0, 0};
     double top = 0, bottom = 1;
     for (std::size_t j = 0; j < n; ++j) {
-        const double p = pattern(n - 1, j);
-        a.weights[j] = p;
+        const double p = a.weights[j];
         if (p > 0) a.entropy_nats -= p * std::log(p);
         if (j + 10 >= n) a.recent10_mass += p;
         if (j + 1 < n) top = std::max(top, p), bottom = std::min(bottom, p);

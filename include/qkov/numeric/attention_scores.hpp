@@ -21,19 +21,28 @@ namespace qkov::numeric {
 /// enough that the skipped upper triangle is most of the upper half.
 inline constexpr std::size_t causal_block_rows = 128;
 
+/// Throws std::invalid_argument unless queries and keys have the same width and, under causal
+/// masking, the same count.
 template <class T>
-tensor2<T> attention_scores(const tensor2<T>& queries, const tensor2<T>& keys, T scale = T(1), masking mask = masking::none)
+void require_score_operands(const tensor2<T>& queries, const tensor2<T>& keys, masking mask)
 {
     require_shape(keys.shape()[1] == queries.shape()[1], "the key batch", keys,
                   "its width must equal the query width " + std::to_string(queries.shape()[1]));
+    if (mask == masking::causal)
+        require_shape(queries.shape()[0] == keys.shape()[0], "the key batch", keys,
+                      "causal masking needs as many keys as queries (" + std::to_string(queries.shape()[0]) + ")");
+}
+
+template <class T>
+tensor2<T> attention_scores(const tensor2<T>& queries, const tensor2<T>& keys, T scale = T(1), masking mask = masking::none)
+{
+    require_score_operands(queries, keys, mask);
     const std::size_t n_q = queries.shape()[0], n_k = keys.shape()[0];
     if (mask == masking::none) {
         tensor2<T> scores = tensor2<T>::from_shape({n_q, n_k});
         gemm_block(queries, 0, n_q, keys, transposed::yes, 0, n_k, scale, scores, 0, 0);
         return scores;
     }
-    require_shape(n_q == n_k, "the key batch", keys,
-                  "causal masking needs as many keys as queries (" + std::to_string(n_q) + ")");
     tensor2<T> scores = tensor2<T>::from_shape({n_q, n_k});
     for (std::size_t row = 0; row < n_q; row += causal_block_rows) {
         const std::size_t rows = std::min(causal_block_rows, n_q - row), visible = row + rows;

@@ -11,12 +11,14 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "qkov/numeric/large_page_allocator.hpp"
 #include "qkov/numeric/shape_errors.hpp"
 
 namespace qkov::numeric {
 
+/// Row-major matrices of the layer; large ones live on huge pages (large_page_allocator.hpp).
 template <class T>
-using tensor2 = xt::xtensor<T, 2>;
+using tensor2 = xt::xtensor<T, 2, xt::layout_type::row_major, large_page_allocator<T>>;
 
 enum class transposed : bool { no = false, yes = true };
 
@@ -38,6 +40,14 @@ void gemm_block(const tensor2<T>& a, std::size_t a_row, std::size_t m, const ten
     if (m == 0 || n == 0) return;
     using index = xt::blas_index_t;
     const T* b_start = bt ? b.data() + b_col * b.shape()[1] : b.data() + b_col;
+    if (m == 1) {  // one row: a matrix-vector product, which BLAS does without gemm's packing and threading set-up
+        // row-major B (n x k) times a, or row-major B (k x n) transposed times a
+        cxxblas::gemv<index>(cxxblas::StorageOrder::RowMajor, bt ? cxxblas::Transpose::NoTrans : cxxblas::Transpose::Trans,
+                             static_cast<index>(bt ? n : k), static_cast<index>(bt ? k : n), alpha, b_start,
+                             static_cast<index>(b.shape()[1]), a.data() + a_row * k, index(1), T(0),
+                             c.data() + c_row * c.shape()[1] + c_col, index(1));
+        return;
+    }
     cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans,
                          bt ? cxxblas::Transpose::Trans : cxxblas::Transpose::NoTrans, static_cast<index>(m),
                          static_cast<index>(n), static_cast<index>(k), alpha, a.data() + a_row * k, static_cast<index>(k),

@@ -13,6 +13,7 @@
 
 #include "qkov/numeric/blas_products.hpp"
 #include "qkov/numeric/masking.hpp"
+#include "qkov/numeric/vector_exp.hpp"
 
 namespace qkov::numeric {
 
@@ -29,6 +30,16 @@ T log_sum_exp(const T* row, std::size_t begin, std::size_t end, std::size_t skip
     for (std::size_t j = begin; j < end; ++j)
         if (j != skip) sum += std::exp(row[j] - top);
     return top + std::log(sum);
+}
+
+/// In place: row[0 .. visible) becomes its softmax (visible >= 1). Subtracting the maximum keeps
+/// every exp <= 1; the exp, maximum and sum run over whole vectors (vector_exp.hpp).
+template <class T>
+void softmax_row(T* row, std::size_t visible)
+{
+    exp_shifted_in_place(row, visible, max_of(row, visible));
+    const T inverse = T(1) / sum_of(row, visible);
+    for (std::size_t j = 0; j < visible; ++j) row[j] *= inverse;
 }
 
 namespace detail {
@@ -54,14 +65,7 @@ void normalize_rows(tensor2<T>& scores, masking mask, T masked_value, Normalize 
 template <class T>
 void softmax_in_place(tensor2<T>& scores, masking mask)
 {
-    detail::normalize_rows(scores, mask, T(0), [](T* row, std::size_t visible) {
-        T top = row[0];
-        for (std::size_t j = 1; j < visible; ++j) top = row[j] > top ? row[j] : top;
-        T sum(0);
-        for (std::size_t j = 0; j < visible; ++j) sum += (row[j] = std::exp(row[j] - top));
-        const T inverse = T(1) / sum;
-        for (std::size_t j = 0; j < visible; ++j) row[j] *= inverse;
-    });
+    detail::normalize_rows(scores, mask, T(0), [](T* row, std::size_t visible) { softmax_row(row, visible); });
 }
 
 /// In place: scores becomes the log of the attention pattern (-infinity on masked keys).
