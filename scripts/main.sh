@@ -20,3 +20,6 @@ echo "main: wrote report/claims.md"
 # The numbers the certified proofs established (the constants their static_asserts checked).
 build/default/proofs/print_certified_values report/certified.md
 echo "main: wrote report/certified.md"
+
+# The seed experiments at full size: report/index.md, figures and JSON.
+build/default/apps/qkov/qkov reproduce --out report

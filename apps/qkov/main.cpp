@@ -1,11 +1,13 @@
 // qkov: the command-line tool. Subcommands grow with the library; today:
-//   qkov claims   which claims of the catalogue are proved, read from proofs/ and the build tree.
+//   qkov claims      which claims of the catalogue are proved, read from proofs/ and the build tree.
+//   qkov reproduce   every seed experiment at full size, into report/index.md (reproduce.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <fstream>
 #include <iostream>
 
 #include "claims_summary.hpp"
+#include "reproduce.hpp"
 
 int main(int argc, char** argv)
 {
@@ -20,8 +22,11 @@ int main(int argc, char** argv)
     claims->add_option("--build-dir", build_dir, "Build tree: proved only if its proofs/proofs.stamp is newer than the proof and the headers");
     claims->add_option("--markdown", markdown_out, "Also write the summary to this file");
 
+    qkov::app::reproduce_command reproduce(app);
+
     CLI11_PARSE(app, argc, argv);
     try {
+        if (reproduce.chosen()) return reproduce.run();
         if (*claims) {
             const auto catalogued = qkov::app::read_catalogue(catalogue);
             const auto proofs = qkov::app::read_proofs(proofs_dir, include_dir, build_dir);

@@ -1,0 +1,161 @@
+// R10, R11, R13 (seed 000, Experiment 3 and the RoPE bottleneck; Experiments 4/5 without RoPE).
+//
+// R10: N random tokens x_i in R^D; a semantic vector s in R^d is written into x_{N-1}[0, d) and
+// into x_i[d, 2d) for i < N - 1. W_Q = (diag(0_{d0} 1_{d-d0}) | 0) and W_K = (0 | diag(0_{d0} 1_{d-d0}) | 0)
+// (circuits/positional_heads.hpp's coordinate_reader, instantiated with double), RoPE on
+// queries and keys. A position-agnostic head would weigh keys 0 .. N-2 equally; the last query's
+// attention shows how far each d0 is from that. R13: the same head without RoPE, and seed 000's
+// recency construction (x_i = x, W_Q = W_K = (I_d | 0)) with and without RoPE.
+// R11: how many of the d/2 pairs turn by less than eps over a window of N positions (N theta_l < eps).
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "last_query_attention.hpp"
+#include "previous_token_head.hpp"
+#include "qkov/report/line_plot.hpp"
+
+namespace qkov::experiments {
+
+namespace detail {
+
+struct last_query_attention {
+    std::vector<double> weights;  ///< over keys 0 .. N-1
+    double log10_max_min_ratio;   ///< over keys 0 .. N-2 (the ones holding s)
+    double entropy_nats;          ///< of the whole row
+    double recent10_mass;         ///< keys N-10 .. N-1
+};
+
+inline last_query_attention attention_of_last_query(const numeric::tensor2<double>& tokens, const numeric::tensor2<double>& w_q,
+                                                    const numeric::tensor2<double>& w_k, bool with_rope)
+{
+    const std::size_t n = tokens.shape()[0];
+    last_query_attention a{last_query_weights(tokens, w_q, w_k, with_rope, seed_angle_table(tokens.shape()[0])), 0, 0, 0};
+    double top = 0, bottom = 1;
+    for (std::size_t j = 0; j < n; ++j) {
+        const double p = a.weights[j];
+        if (p > 0) a.entropy_nats -= p * std::log(p);
+        if (j + 10 >= n) a.recent10_mass += p;
+        if (j + 1 < n) top = std::max(top, p), bottom = std::min(bottom, p);
+    }
+    a.log10_max_min_ratio = std::log10(top) - std::log10(bottom);
+    return a;
+}
+
+template <std::size_t d, std::size_t D>
+numeric::tensor2<double> reader(std::size_t d0, std::size_t offset)
+{
+    return numeric::to_tensor(*std::make_unique<matrix<double, d, D>>(coordinate_reader<double, d, D>(d0, offset)));
+}
+
+} // namespace detail
+
+inline experiment_result run_semantic_head_experiment(const experiment_settings& settings)
+{
+    constexpr std::size_t D = seed_residual_width, d = seed_head_width;
+    const std::size_t n = settings.size == experiment_size::full ? 1000 : 100;
+    experiment_result result;
+    result.id = "R10, R11, R13";
+    result.title = "semantic heads under RoPE: the d0 sweep, the RoPE bottleneck, and heads without RoPE";
+    result.command = "example_R10_semantic_head --out report";
+
+    std::mt19937 gen(7);
+    std::normal_distribution<double> normal;
+    numeric::tensor2<double> tokens = numeric::tensor2<double>::from_shape({n, D});
+    for (auto& x : tokens) x = normal(gen);
+    std::vector<double> s(d);
+    for (auto& v : s) v = normal(gen);
+    for (std::size_t c = 0; c < d; ++c) {
+        tokens(n - 1, c) = s[c];
+        for (std::size_t i = 0; i + 1 < n; ++i) tokens(i, d + c) = s[c];
+    }
+
+    report::line_plot plot({.title = "Attention of the last query (N = " + std::to_string(n) + ", d = 64, D = 768)",
+                            .x_label = "key position (keys holding s)", .y_label = "attention weight", .y_scale = report::scale_kind::log10});
+    std::vector<double> positions(n - 1);
+    for (std::size_t j = 0; j + 1 < n; ++j) positions[j] = double(j);
+
+    text_table table({"head", "log10 max/min over keys 0..N-2", "entropy / ln N", "mass on 10 most recent keys"});
+    auto add = [&](const std::string& name, const detail::last_query_attention& a) {
+        table.add_row({name, format("%.3f", a.log10_max_min_ratio), format("%.4f", a.entropy_nats / std::log(double(n))),
+                       format("%.4f", a.recent10_mass)});
+        auto& j = result.numbers["d0_sweep"][name];
+        j["log10_max_min_ratio"] = a.log10_max_min_ratio;
+        j["entropy_nats"] = a.entropy_nats;
+        j["recent10_mass"] = a.recent10_mass;
+        j["weights"] = a.weights;
+        // The keys holding s (the last key is the query's own, random, token); a log axis cannot show an exact 0.
+        std::vector<double> floored(a.weights.begin(), a.weights.end() - 1);
+        for (auto& w : floored) w = std::max(w, 1e-300);
+        plot.add_series(name, positions, floored);
+    };
+    const std::size_t d0s[] = {0, d / 2, d - d / 4, d - d / 8, d - 2};
+    std::vector<double> ratios;
+    for (const std::size_t d0 : d0s) {
+        const auto a = detail::attention_of_last_query(tokens, detail::reader<d, D>(d0, 0), detail::reader<d, D>(d0, d), true);
+        ratios.push_back(a.log10_max_min_ratio);
+        add("RoPE, d0 = " + std::to_string(d0), a);
+    }
+    const auto nope = detail::attention_of_last_query(tokens, detail::reader<d, D>(0, 0), detail::reader<d, D>(0, d), false);
+    add("no RoPE, d0 = 0", nope);
+    result.check(ratios.back() < ratios.front(), "R10: reading only the last pair (d0 = d - 2) is closer to position-agnostic than all pairs (d0 = 0)");
+    result.check(nope.log10_max_min_ratio < 1e-12, format("validation, R13: without RoPE keys 0..N-2 get equal weight (log10 max/min %.1e)", nope.log10_max_min_ratio));
+    result.tables.push_back(table);
+    result.add_figure(plot, settings.out_dir, "R10_semantic_head_d0_sweep.png");
+
+    // R13: seed 000's recency construction, x_i = x for all i, W_Q = W_K = (I_d | 0).
+    numeric::tensor2<double> same = numeric::tensor2<double>::from_shape({n, D});
+    for (std::size_t c = 0; c < D; ++c) {
+        const double v = normal(gen);
+        for (std::size_t i = 0; i < n; ++i) same(i, c) = v;
+    }
+    const auto identity_reader = detail::reader<d, D>(0, 0);
+    const auto recency_rope = detail::attention_of_last_query(same, identity_reader, identity_reader, true);
+    const auto recency_nope = detail::attention_of_last_query(same, identity_reader, identity_reader, false);
+    text_table recency({"x_i = x, W_Q = W_K = (I | 0)", "weight on itself", "mass on 10 most recent keys", "entropy / ln N"});
+    for (const auto& [name, a] : {std::pair{"RoPE", recency_rope}, std::pair{"no RoPE", recency_nope}})
+        recency.add_row({name, format("%.4g", a.weights.back()), format("%.4f", a.recent10_mass), format("%.4f", a.entropy_nats / std::log(double(n)))});
+    result.tables.push_back(recency);
+    result.numbers["recency"]["rope_self_weight"] = recency_rope.weights.back();
+    result.numbers["recency"]["nope_self_weight"] = recency_nope.weights.back();
+    result.check(std::abs(recency_nope.weights.back() * double(n) - 1) < 1e-9, "validation, R13: without RoPE identical tokens get uniform attention 1/N");
+    double rope_max = 0;
+    for (const double w : recency_rope.weights) rope_max = std::max(rope_max, w);
+    result.check(recency_rope.weights.back() == rope_max, "R8/R13: with RoPE the weight is largest on the query's own position");
+
+    // R11: pairs that turn by less than eps over a window of N positions, standard schedule, base 10000.
+    const auto theta64 = standard_theta<double, 32>(10000);
+    const auto theta128 = standard_theta<double, 64>(10000);
+    text_table bottleneck({"window N", "d = 64, eps = 0.1", "d = 64, eps = 1", "d = 128, eps = 0.1", "d = 128, eps = 1"});
+    auto slow_pairs = [](const auto& theta, double window, double eps) {
+        std::size_t count = 0;
+        for (const double t : theta) count += window * t < eps;
+        return count;
+    };
+    for (const double window : {20.0, 1000.0, 4096.0, 32768.0, 131072.0}) {
+        const std::size_t counts[] = {slow_pairs(theta64, window, 0.1), slow_pairs(theta64, window, 1.0),
+                                      slow_pairs(theta128, window, 0.1), slow_pairs(theta128, window, 1.0)};
+        bottleneck.add_row({format("%.0f", window), std::to_string(counts[0]), std::to_string(counts[1]), std::to_string(counts[2]),
+                            std::to_string(counts[3])});
+        result.numbers["bottleneck"][format("%.0f", window)] = counts;
+    }
+    result.tables.push_back(bottleneck);
+    result.paragraphs.push_back(format(
+        "R10 with N = %zu tokens: the first table gives, per d0, how unequal the last query's attention over the %zu keys holding "
+        "s is (log10 of max/min weight; 0 is position-agnostic), its entropy relative to uniform, and its mass on the 10 most "
+        "recent keys. Scores are unscaled, as in the seed's construction. Without RoPE the same head is exactly "
+        "position-agnostic (R13).", n, n - 1));
+    result.paragraphs.push_back("R11: the last table counts the pairs l with N theta_l < eps (standard schedule, base 10000), "
+                                "the pairs that turn by less than eps radians over a window of N positions: the dimensions "
+                                "left for semantic matching over that window are twice that count.");
+    result.write_json(settings.out_dir, "R10_R11_R13_semantic_head");
+    return result;
+}
+
+} // namespace qkov::experiments

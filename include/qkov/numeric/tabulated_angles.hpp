@@ -1,0 +1,46 @@
+// A RoPE angle provider with cos and sin tabulated for a range of positions.
+//
+// numeric_angles (circuits/rope.hpp) evaluates cos and sin at every call; a run that rotates many
+// batches at the same positions (several heads, queries and keys) can evaluate them once. This
+// provider has the same interface (theta, cos_sin(l, position)) and takes its values from any
+// such provider, so the schedule is still defined once; positions outside the table are evaluated
+// by the underlying provider.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace qkov::numeric {
+
+template <class Angles>
+class tabulated_angles {
+public:
+    using scalar = typename Angles::scalar;
+
+    /// Tabulates positions first_position .. first_position + count - 1.
+    tabulated_angles(Angles angles, std::int64_t first_position, std::size_t count)
+        : theta(angles.theta), source_(std::move(angles)), first_(first_position), count_(count), values_(count * theta.size())
+    {
+        for (std::size_t t = 0; t < count; ++t)
+            for (std::size_t l = 0; l < theta.size(); ++l) values_[t * theta.size() + l] = source_.cos_sin(l, first_ + std::int64_t(t));
+    }
+
+    std::pair<scalar, scalar> cos_sin(std::size_t l, std::int64_t position) const
+    {
+        const std::int64_t t = position - first_;
+        if (t < 0 || std::uint64_t(t) >= count_) return source_.cos_sin(l, position);
+        return values_[std::size_t(t) * theta.size() + l];
+    }
+
+    decltype(Angles::theta) theta;  ///< the schedule, as the underlying provider's
+
+private:
+    Angles source_;
+    std::int64_t first_;
+    std::size_t count_;
+    std::vector<std::pair<scalar, scalar>> values_;
+};
+
+} // namespace qkov::numeric
