@@ -86,7 +86,9 @@ std::vector<proof_file> read_proofs(const fs::path& proofs_dir, const fs::path& 
         if (p.id.empty()) continue;
         const std::string text = read_text(p.path);
         std::smatch m;
-        if (std::regex_search(text, m, std::regex("// Claim " + p.id + R"(: ([^\n]*))"))) p.title = m[1].str();
+        // "// Claim R8: ..." or, for one part of a claim, "// Claim R8 (certified part): ...".
+        if (std::regex_search(text, m, std::regex("// Claim " + p.id + R"(( \([^)]*\))?: ([^\n]*))")))
+            p.title = m[1].length() > 0 ? m[1].str().substr(1) + " " + m[2].str() : m[2].str();
         if (std::regex_search(text, m, std::regex(R"(// Kind: ([^\n]*))"))) p.kind = m[1].str();
         const std::regex assertion(R"(\bstatic_assert\s*\()");
         p.static_asserts = static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), assertion), std::sregex_iterator()));
