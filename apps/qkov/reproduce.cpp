@@ -11,6 +11,7 @@
 #include "experiments/copy_head_experiment.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/induction_head_experiment.hpp"
+#include "experiments/pointer_induction_experiment.hpp"
 #include "experiments/previous_token_experiment.hpp"
 #include "experiments/semantic_head_experiment.hpp"
 
@@ -29,6 +30,7 @@ const std::vector<experiment_entry>& all_experiments()
         {"R6 previous-token head", experiments::run_previous_token_experiment},
         {"R10/R11/R13 semantic heads", experiments::run_semantic_head_experiment},
         {"R14/K2 copy heads", experiments::run_copy_head_experiment},
+        {"T6 pointer-arithmetic induction head", experiments::run_pointer_induction_experiment},
         {"T7 induction head under RoPE", experiments::run_induction_head_experiment},
     };
     return list;

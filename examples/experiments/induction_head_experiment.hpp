@@ -22,10 +22,10 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "experiment.hpp"
+#include "induction_sequences.hpp"
 #include "previous_token_head.hpp"
 #include "qkov/circuits/copy_head.hpp"
 #include "qkov/numeric/softmax.hpp"
@@ -38,24 +38,9 @@ namespace induction_detail {
 using numeric::tensor2;
 constexpr std::size_t D = seed_residual_width, d = seed_head_width, content = 1, previous = 1 + d;
 
-struct induction_scores {
-    double attention_accuracy;   ///< argmax of head 2 on the token after the earlier occurrence
-    double prediction_accuracy;  ///< the copied content decodes to the next token
-    double target_mass;          ///< mean attention weight on that token
-};
-
 inline induction_scores run_sequence(const tensor2<double>& embeddings, std::size_t length, std::optional<std::size_t> rope_d0, unsigned seed)
 {
-    const std::size_t vocabulary = embeddings.shape()[0], half = length / 2;
-    std::mt19937_64 gen(seed);
-    std::uniform_int_distribution<std::size_t> pick(0, vocabulary - 1);
-    std::vector<std::size_t> tokens;
-    std::unordered_set<std::size_t> used;
-    while (tokens.size() < half) {
-        const std::size_t t = pick(gen);
-        if (used.insert(t).second) tokens.push_back(t);
-    }
-    for (std::size_t i = 0; i < half; ++i) tokens.push_back(tokens[i]);
+    const std::vector<std::size_t> tokens = repeated_random_sequence(embeddings.shape()[0], length, seed);
 
     tensor2<double> x = xt::zeros<double>({length, D});
     for (std::size_t t = 0; t < length; ++t) {
@@ -69,9 +54,7 @@ inline induction_scores run_sequence(const tensor2<double>& embeddings, std::siz
     for (std::size_t c = 0; c < d; ++c) from[c] = content + c, to[c] = previous + c;
     const auto ov = std::make_unique<ov_factors<double, D, d>>(copy_head<double, D, d>(from, to));
     const tensor2<double> w_v1 = numeric::to_tensor(ov->w_v), w_o1 = numeric::to_tensor(ov->w_out);
-    const auto moved = numeric::product(numeric::product(pattern1, numeric::product(x, w_v1, numeric::transposed::yes)), w_o1,
-                                        numeric::transposed::yes);
-    const tensor2<double> x1 = x + moved;
+    const tensor2<double> x1 = x + ov_head_output(pattern1, x, w_v1, w_o1);
 
     // Layer 2: current content against previous-token content.
     const std::size_t d0 = rope_d0.value_or(0);
@@ -81,33 +64,9 @@ inline induction_scores run_sequence(const tensor2<double>& embeddings, std::siz
     auto pattern2 = numeric::rope_head_scores(x1, numeric::head_projection<double>{w_q2, w_k2}, layout, seed_angles<double>());
     numeric::softmax_in_place(pattern2, numeric::masking::causal);
 
-    // Head 2's OV copies the attended content; decode against the whole vocabulary.
-    tensor2<double> copied = tensor2<double>::from_shape({length - half, d});
-    for (std::size_t t = half; t < length; ++t)
-        for (std::size_t c = 0; c < d; ++c) {
-            double sum = 0;
-            for (std::size_t j = 0; j <= t; ++j) sum += pattern2(t, j) * x1(j, content + c);
-            copied(t - half, c) = sum;
-        }
-    const auto logits = numeric::product(copied, embeddings, numeric::transposed::yes);
-    induction_scores s{0, 0, 0};
-    std::size_t counted = 0;
-    // From half + 1: at t = half key 0 also carries token 0 in its previous-token subspace (token 0
-    // has no predecessor and head 1 puts it on itself), a tie with the true target 1. The last
-    // position has no next token.
-    for (std::size_t t = half + 1; t + 1 < length; ++t) {
-        const std::size_t target = t - half + 1;
-        const double* row = pattern2.data() + t * length;
-        s.attention_accuracy += std::size_t(std::max_element(row, row + t + 1) - row) == target;
-        s.target_mass += row[target];
-        const double* l = logits.data() + (t - half) * vocabulary;
-        s.prediction_accuracy += std::size_t(std::max_element(l, l + vocabulary) - l) == tokens[t + 1];
-        ++counted;
-    }
-    s.attention_accuracy /= double(counted);
-    s.prediction_accuracy /= double(counted);
-    s.target_mass /= double(counted);
-    return s;
+    // Scored from half + 1: at t = half key 0 also carries token 0 in its previous-token subspace
+    // (token 0 has no predecessor and head 1 puts it on itself), a tie with the true target 1.
+    return score_induction_head(pattern2, x1, content, embeddings, tokens, length / 2 + 1);
 }
 
 } // namespace induction_detail
@@ -128,14 +87,7 @@ inline experiment_result run_induction_head_experiment(const experiment_settings
                             .x_label = "content dimensions head 2 matches on (d - d0)", .y_label = "next token predicted (fraction)"});
     const std::size_t d0s[] = {0, 32, 48, 56, 62};
     for (const std::size_t v : vocabularies) {
-        std::mt19937_64 gen(3);
-        std::normal_distribution<double> normal;
-        tensor2<double> embeddings = tensor2<double>::from_shape({v, d});
-        for (std::size_t t = 0; t < v; ++t) {
-            double norm = 0;
-            for (std::size_t c = 0; c < d; ++c) norm += std::pow(embeddings(t, c) = normal(gen), 2);
-            for (std::size_t c = 0; c < d; ++c) embeddings(t, c) /= std::sqrt(norm);
-        }
+        const tensor2<double> embeddings = random_unit_embeddings(v, d);
         std::vector<double> dims, accuracy;
         auto add = [&](const std::string& position, std::size_t d0, const induction_scores& s) {
             table.add_row({std::to_string(v), position, std::to_string(d - d0), format("%.3f", s.attention_accuracy),
