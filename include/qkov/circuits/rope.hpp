@@ -198,12 +198,15 @@ struct numeric_angles {
     using scalar = T;
     std::array<T, Pairs> theta;
 
+    /// position * theta_l, rounded as T rounds (what precision audits compare).
+    constexpr T angle(std::size_t l, std::int64_t position) const { return T(position) * theta[l]; }
+
     constexpr std::pair<T, T> cos_sin(std::size_t l, std::int64_t position) const
     {
         using std::cos;
         using std::sin;
-        const T angle = T(position) * theta[l];
-        return {cos(angle), sin(angle)};
+        const T a = angle(l, position);
+        return {cos(a), sin(a)};
     }
 };
 
