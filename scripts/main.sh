@@ -15,3 +15,4 @@ mkdir -p report
 build/default/apps/qkov/qkov claims --proofs proofs --catalogue docs/CLAIMS.md --build-dir build/default \
   --markdown report/claims.md
 echo "main: wrote report/claims.md"
+build/default/apps/qkov/qkov validate --markdown report/validation.md --json report/validation.json

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "claims_summary.hpp"
+#include "validate.hpp"
 
 int main(int argc, char** argv)
 {
@@ -20,8 +21,11 @@ int main(int argc, char** argv)
     claims->add_option("--build-dir", build_dir, "Build tree: proved only if its proofs/proofs.stamp is newer than the proof and the headers");
     claims->add_option("--markdown", markdown_out, "Also write the summary to this file");
 
+    const auto validate = qkov::app::add_validate(app);
+
     CLI11_PARSE(app, argc, argv);
     try {
+        if (*validate.command) return validate.run();
         if (*claims) {
             const auto catalogued = qkov::app::read_catalogue(catalogue);
             const auto proofs = qkov::app::read_proofs(proofs_dir, include_dir, build_dir);

@@ -23,9 +23,10 @@ namespace qkov::precision {
 
 struct validation_plan {
     std::int64_t max_position = 10'000'000;
-    std::size_t rotation_samples = 20;  ///< R1, R2 (rotations and scores), R4, B3
-    std::size_t gap_samples = 4;        ///< R5: positions n, each with the whole window
-    std::size_t kernel_samples = 8;     ///< T2
+    std::size_t rotation_samples = 20;   ///< R1, R2 (rotations and scores), R4
+    std::size_t gap_samples = 4;         ///< R5: positions n, each with the whole window
+    std::size_t kernel_samples = 8;      ///< T2
+    std::size_t absorption_samples = 3;  ///< B2, B3 (each B3 sample forms two D x D maps)
     std::uint64_t seed = 2024;
 };
 
@@ -69,7 +70,7 @@ std::vector<validation_row> validate_claims(const validation_plan& plan)
         [&] { return previous_token_gap_residual<T, 64>(base, 1.0, 20, p, plan.gap_samples, plan.seed + 30); });
     add("T2", "d = 64, D = 768", [&] { return circuit_rank_residual<T, 64, 768>(plan.kernel_samples, plan.seed + 40); });
     auto [absorption, seconds] =
-        detail::timed([&] { return absorption_residual<T, 16, 768>(base, p, plan.rotation_samples, plan.seed + 50); });
+        detail::timed([&] { return absorption_residual<T, 16, 768>(base, p, plan.absorption_samples, plan.seed + 50); });
     // B2 and B3 share one run (the same factors and pseudo-inverses): both rows show its time.
     absorption.rope.note += "; one run with B2";
     rows.push_back({"B2", "d = 16, D = 768", digits, absorption.bias, seconds});
