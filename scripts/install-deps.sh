@@ -7,6 +7,7 @@ packages=(
   libboost1.81-dev libboost-test1.81-dev   # Multiprecision and Test; 1.74's constexpr cpp_int is not enough
   libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
   nlohmann-json3-dev libcli11-dev libmpfr-dev libpng-dev
+  libfreetype-dev fonts-dejavu-core        # figure text: FreeType and the DejaVu Sans font
 )
 
 missing=()
