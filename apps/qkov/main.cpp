@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "audit_rope.hpp"
 #include "claims_summary.hpp"
 #include "validate.hpp"
 
@@ -22,10 +23,12 @@ int main(int argc, char** argv)
     claims->add_option("--markdown", markdown_out, "Also write the summary to this file");
 
     const auto validate = qkov::app::add_validate(app);
+    const auto audit_rope = qkov::app::add_audit_rope(app);
 
     CLI11_PARSE(app, argc, argv);
     try {
         if (*validate.command) return validate.run();
+        if (*audit_rope.command) return audit_rope.run();
         if (*claims) {
             const auto catalogued = qkov::app::read_catalogue(catalogue);
             const auto proofs = qkov::app::read_proofs(proofs_dir, include_dir, build_dir);
