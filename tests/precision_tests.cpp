@@ -118,3 +118,22 @@ BOOST_AUTO_TEST_CASE(condition_estimate_of_a_diagonal_matrix)
     BOOST_TEST(condition_estimate(g) == 100.0, boost::test_tools::tolerance(1e-9));
 }
 
+
+#ifdef QKOV_HAVE_MPFR
+#include "qkov/precision/mpfr.hpp"
+
+BOOST_AUTO_TEST_CASE(mpfr_joint_cos_sin_matches_separate_evaluations)
+{
+    // MPFR rounds cos, sin and sin_cos correctly, so the joint routine must give the very same
+    // numbers as two separate calls.
+    const numeric_angles<mpfr_100, 4> angles{standard_theta<mpfr_100, 4>(10000.0)};
+    for (std::int64_t p : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-7}, std::int64_t{9'999'991}})
+        for (std::size_t l = 0; l < 4; ++l) {
+            const auto [c, s] = angles.cos_sin(l, p);
+            const mpfr_100 a = angles.angle(l, p);
+            BOOST_TEST((c == cos(a) && s == sin(a)));
+        }
+    const auto r = rotation_group_residual<mpfr_100, 32>(10000, 10'000'000, 4, 1);
+    BOOST_TEST(r.within_bound(), r.max_residual << " <= " << r.bound);
+}
+#endif

@@ -2,7 +2,7 @@
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #ifdef QKOV_HAVE_MPFR
-#include <boost/multiprecision/mpfr.hpp>
+#include "qkov/precision/mpfr.hpp"
 #endif
 #include <cstdio>
 #include <fstream>
@@ -36,9 +36,8 @@ std::vector<precision::validation_row> run_at(const validate_options& o, int dig
         if (digits == 100) return precision::validate_claims<mp::cpp_bin_float_100>(o.plan);
     } else if (o.backend == "mpfr") {
 #ifdef QKOV_HAVE_MPFR
-        // Expression templates off: generic code holds intermediate results in `auto`.
-        if (digits == 50) return precision::validate_claims<mp::number<mp::mpfr_float_backend<50>, mp::et_off>>(o.plan);
-        if (digits == 100) return precision::validate_claims<mp::number<mp::mpfr_float_backend<100>, mp::et_off>>(o.plan);
+        if (digits == 50) return precision::validate_claims<precision::mpfr_50>(o.plan);
+        if (digits == 100) return precision::validate_claims<precision::mpfr_100>(o.plan);
 #else
         throw std::invalid_argument("--backend mpfr: this qkov was built without MPFR (install libmpfr-dev and reconfigure)");
 #endif

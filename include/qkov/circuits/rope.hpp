@@ -190,6 +190,15 @@ struct rational_angles {
     }
 };
 
+/// How numeric_angles evaluates the cosine and sine of one angle: separately, by default. A
+/// scalar with a joint routine that shares the argument reduction (MPFR's mpfr_sin_cos, see
+/// precision/mpfr.hpp) specializes this; the specialization must be visible wherever
+/// numeric_angles is used with that scalar.
+template <class T>
+struct joint_cos_sin {
+    static constexpr bool available = false;
+};
+
 /// Numeric angles from a theta schedule, for double, float, certified intervals or
 /// Boost.Multiprecision numbers (cos, sin and pow are found by argument-dependent lookup):
 /// cos(position * theta_l) and sin(position * theta_l), evaluated in T.
@@ -206,7 +215,10 @@ struct numeric_angles {
         using std::cos;
         using std::sin;
         const T a = angle(l, position);
-        return {cos(a), sin(a)};
+        if constexpr (joint_cos_sin<T>::available)
+            return joint_cos_sin<T>::evaluate(a);
+        else
+            return {cos(a), sin(a)};
     }
 };
 
