@@ -25,7 +25,7 @@ struct audit_options {
     std::vector<std::string> dtypes{"fp32", "bf16", "fp16"};
     std::size_t rotary_dim = 0;  // 0: d
     std::string pairing = "rotate_half";
-    std::string npy;
+    std::string npy, npy_rotated, npy_input;
     bool npy_bf16 = false;
     std::string json = "report/audit-rope.json";
     std::string figure = "report/audit-rope.png";
@@ -84,7 +84,7 @@ nlohmann::json to_json(const precision::audit_report& r)
                      {"window", s.window},
                      {"seed", s.seed},
                      {"reference", "cpp_bin_float_100"}};
-    if (!r.table_path.empty()) j["settings"]["table"] = r.table_path;
+    j["settings"]["user_files"] = r.user_files;
     j["reference_smallest_gap"] = r.reference_smallest_gap;
     // Non-finite errors (fp16 overflow) are written as strings: JSON has no inf or NaN.
     auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(sci(x)); };
@@ -142,10 +142,13 @@ int run(audit_options o)
     s.pairing = o.pairing == "interleaved" ? rope_pairing::interleaved : rope_pairing::rotate_half;
     s.dtypes.clear();
     for (const auto& name : o.dtypes) s.dtypes.push_back(precision::parse_audit_dtype(name));
-    std::optional<io::npy_array> table;
-    if (!o.npy.empty()) table = io::read_npy(o.npy, {.uint16_is_bf16 = o.npy_bf16});
+    std::optional<io::npy_array> table, rotated, unrotated;
+    precision::audit_inputs inputs;
+    if (!o.npy.empty()) inputs.table = &table.emplace(io::read_npy(o.npy, {.uint16_is_bf16 = o.npy_bf16}));
+    if (!o.npy_rotated.empty()) inputs.rotated = &rotated.emplace(io::read_npy(o.npy_rotated, {.uint16_is_bf16 = o.npy_bf16}));
+    if (!o.npy_input.empty()) inputs.unrotated = &unrotated.emplace(io::read_npy(o.npy_input, {.uint16_is_bf16 = o.npy_bf16}));
 
-    const auto report = precision::audit_rope(s, table ? &*table : nullptr);
+    const auto report = precision::audit_rope(s, inputs);
     print_report(std::cout, report);
     for (const auto* path : {&o.json, &o.figure})
         if (!path->empty() && std::filesystem::path(*path).has_parent_path())
@@ -175,7 +178,12 @@ subcommand add_audit_rope(CLI::App& app)
     c->add_option("--max-pos", o->settings.max_position, "Largest position")->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}))->capture_default_str();
     c->add_option("--npy", o->npy, "A cos/sin table to audit: shape (2, positions, rotary_dim/2) or (2, positions, rotary_dim)")
         ->check(CLI::ExistingFile);
-    c->add_flag("--npy-bf16", o->npy_bf16, "The .npy holds bfloat16 bit patterns as uint16 ('<u2')");
+    auto* rotated = c->add_option("--npy-rotated", o->npy_rotated, "Rotated vectors R_p x to audit: shape (positions, d)")
+                        ->check(CLI::ExistingFile);
+    auto* input = c->add_option("--npy-input", o->npy_input, "The unrotated x of --npy-rotated: shape (d,)")->check(CLI::ExistingFile);
+    rotated->needs(input);
+    input->needs(rotated);
+    c->add_flag("--npy-bf16", o->npy_bf16, "The .npy files hold bfloat16 bit patterns as uint16 ('<u2')");
     c->add_option("--rotary-dim", o->rotary_dim, "Rotated coordinates (d, d/2 or d/4; default d)");
     c->add_option("--pairing", o->pairing, "interleaved (2l, 2l+1) or rotate_half (l, l + rotary_dim/2)")
         ->check(CLI::IsMember({"interleaved", "rotate_half"}))->capture_default_str();

@@ -1,5 +1,5 @@
 // The RoPE precision audit: how far the cos/sin tables, angles and q.k scores of real RoPE code
-// (float32, bf16, fp16 recipes, or a user's table) fall from the 100-digit reference rotation,
+// (float32, bf16, fp16 recipes, a user's table or rotated vectors) fall from the 100-digit reference rotation,
 // by position bucket 10^0 .. 10^7, and where seed 001's previous-token head stops putting its
 // largest score on the previous token.
 //
@@ -38,6 +38,7 @@
 #include "qkov/io/npy.hpp"
 #include "qkov/matrix/random_integer_matrix.hpp"
 #include "qkov/precision/practice_angles.hpp"
+#include "qkov/precision/rotated_vector_angles.hpp"
 #include "qkov/precision/rope_residuals.hpp"
 #include "qkov/precision/table_angles.hpp"
 #include "qkov/scalar/narrow_float.hpp"
@@ -88,9 +89,17 @@ struct audit_line {
     std::int64_t scanned_to = 0;        ///< last query position scanned
 };
 
+/// What a user supplies from .npy files (each optional): a cos/sin table (table_angles.hpp), or
+/// rotated vectors with the vector they rotate (rotated_vector_angles.hpp).
+struct audit_inputs {
+    const io::npy_array* table = nullptr;
+    const io::npy_array* rotated = nullptr;
+    const io::npy_array* unrotated = nullptr;
+};
+
 struct audit_report {
     audit_settings settings;
-    std::string table_path;  ///< the user's .npy table, if any
+    std::vector<std::string> user_files;  ///< the .npy files audited
     std::vector<audit_line> lines;
     /// Exact arithmetic (100 digits): the smallest alpha (pairs - sum_l cos(k theta_l)) over
     /// offsets k = 1 .. window, i.e. the previous token's lead; positive means the head works.
@@ -262,7 +271,7 @@ audit_line measure(std::string label, std::string recipe, const Provider& provid
 
 /// The audit for one layout (a template argument of the library's RoPE).
 template <rope_layout L>
-audit_report run_rope_audit(const audit_settings& s, const io::npy_array* table)
+audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs = {})
 {
     using Ref = detail::audit_reference_scalar;
     using R = rope_rotation<Ref, L>;
@@ -322,13 +331,26 @@ audit_report run_rope_audit(const audit_settings& s, const io::npy_array* table)
             narrow_lines.template operator()<fp16>();
         }
     }
-    if (table) {
-        report.table_path = table->path;
-        const table_angles provider(*table, L);
-        if (provider.positions() <= s.max_position)
-            throw io::npy_error(table->path, "the table has " + std::to_string(provider.positions()) + " positions; --max-pos " +
-                                                 std::to_string(s.max_position) + " needs " + std::to_string(s.max_position + 1));
-        add("table " + table->dtype, "cos/sin read from " + table->path + " (" + table->dtype + ")", provider);
+    auto require_positions = [&](std::int64_t available, const std::string& path) {
+        if (available <= s.max_position)
+            throw io::npy_error(path, "the file has " + std::to_string(available) + " positions; --max-pos " +
+                                          std::to_string(s.max_position) + " needs " + std::to_string(s.max_position + 1));
+    };
+    if (inputs.table) {
+        report.user_files.push_back(inputs.table->path);
+        const table_angles provider(*inputs.table, L);
+        require_positions(provider.positions(), inputs.table->path);
+        add("table " + inputs.table->dtype, "cos/sin read from " + inputs.table->path + " (" + inputs.table->dtype + ")", provider);
+    }
+    if (inputs.rotated || inputs.unrotated) {
+        if (!inputs.rotated || !inputs.unrotated)
+            throw std::invalid_argument("rotated vectors need both files: the rotated rows and the unrotated vector");
+        report.user_files.push_back(inputs.rotated->path);
+        report.user_files.push_back(inputs.unrotated->path);
+        const rotated_vector_angles provider(*inputs.rotated, *inputs.unrotated, L);
+        require_positions(provider.positions(), inputs.rotated->path);
+        add("rotated " + inputs.rotated->dtype,
+            "cos/sin recovered from the rotated vectors in " + inputs.rotated->path + " (" + inputs.rotated->dtype + ")", provider);
     }
     return report;
 }
@@ -345,28 +367,28 @@ inline constexpr auto supported_audit_layouts = [] {
 
 namespace detail {
 template <std::size_t I = 0>
-audit_report dispatch_audit(const audit_settings& s, const io::npy_array* table)
+audit_report dispatch_audit(const audit_settings& s, const audit_inputs& inputs)
 {
     if constexpr (I == supported_audit_layouts.size()) {
         throw std::invalid_argument("qkov: the RoPE audit is built for d in {64, 128, 256} with rotary_dim d, d/2 or d/4; got d = " +
                                     std::to_string(s.d) + ", rotary_dim = " + std::to_string(s.rotary_dim));
     } else {
         constexpr rope_layout L = supported_audit_layouts[I];
-        if (L == rope_layout{s.d, s.rotary_dim, s.pairing}) return run_rope_audit<L>(s, table);
-        return dispatch_audit<I + 1>(s, table);
+        if (L == rope_layout{s.d, s.rotary_dim, s.pairing}) return run_rope_audit<L>(s, inputs);
+        return dispatch_audit<I + 1>(s, inputs);
     }
 }
 } // namespace detail
 
 /// Runs the audit; throws std::invalid_argument for settings it cannot honour.
-inline audit_report audit_rope(const audit_settings& s, const io::npy_array* table = nullptr)
+inline audit_report audit_rope(const audit_settings& s, const audit_inputs& inputs = {})
 {
     if (s.max_position < 1) throw std::invalid_argument("--max-pos must be at least 1");
     if (!(s.base > 1)) throw std::invalid_argument("--base must be greater than 1");
     if (!(s.position_scale > 0)) throw std::invalid_argument("--position-scale must be positive");
     if (s.window < 1) throw std::invalid_argument("--window must be at least 1");
     if (s.samples_per_bucket < 2) throw std::invalid_argument("--samples must be at least 2");
-    return detail::dispatch_audit(s, table);
+    return detail::dispatch_audit(s, inputs);
 }
 
 } // namespace qkov::precision

@@ -5,8 +5,8 @@
 //   (2, P, rotary_dim / 2)  cos and sin per pair l
 //   (2, P, rotary_dim)      cos and sin per coordinate, as Hugging Face caches them (rotate_half
 //                           repeats the half: coordinates l and l + rotary_dim/2 hold pair l;
-//                           interleaved repeats each entry: 2l and 2l + 1). The rotation uses
-//                           the entry at the pair's first coordinate; the audit measures both.
+//                           interleaved repeats each entry: 2l and 2l + 1). The audit reads
+//                           the entry at the pair's first coordinate.
 #pragma once
 
 #include <cmath>
