@@ -16,22 +16,34 @@
 
 #include "qkov/circuits/rope.hpp"
 #include "qkov/io/npy.hpp"
+#include "qkov/precision/observed_angles.hpp"
 
 namespace qkov::precision {
 
-class rotated_vector_angles {
+class rotated_vector_angles : public observed_angles<rotated_vector_angles> {
 public:
-    using scalar = double;
-    static constexpr bool wrapped_angles = true;  ///< angle() is atan2(sin, cos), in (-pi, pi]
-
     rotated_vector_angles(const io::npy_array& rotated, const io::npy_array& input, const rope_layout& layout)
-        : rotated_(&rotated), input_(&input), layout_(layout)
+        : observed_angles(rotated.path, checked_positions(rotated, input, layout)), rotated_(&rotated), input_(&input), layout_(layout)
+    {
+    }
+
+    /// cos and sin of pair l at position p (0 <= p < positions), recovered from y_p and x.
+    [[nodiscard]] std::pair<double, double> cos_sin_at(std::size_t l, std::size_t p) const
+    {
+        const std::size_t i = layout_.first(l), j = layout_.second(l);
+        const double xi = input_->values[i], xj = input_->values[j];
+        const double yi = rotated_->values[p * layout_.d + i], yj = rotated_->values[p * layout_.d + j];
+        const double norm = xi * xi + xj * xj;
+        return {(xi * yi + xj * yj) / norm, (xi * yj - xj * yi) / norm};
+    }
+
+private:
+    static std::size_t checked_positions(const io::npy_array& rotated, const io::npy_array& input, const rope_layout& layout)
     {
         io::require_shape(input, {layout.d}, "the unrotated input vector");
         if (rotated.shape.size() != 2 || rotated.shape[1] != layout.d)
             throw io::npy_error(rotated.path, "rotated vectors must have shape (positions, " + std::to_string(layout.d) +
                                                   "); found " + rotated.shape_string());
-        positions_ = rotated.shape[0];
         for (std::size_t l = 0; l < layout.pairs(); ++l) {
             const double xi = input.values[layout.first(l)], xj = input.values[layout.second(l)];
             if (xi * xi + xj * xj == 0)
@@ -39,35 +51,12 @@ public:
                                                     ", " + std::to_string(layout.second(l)) +
                                                     ") of the input vector is zero: its rotation cannot be recovered");
         }
+        return rotated.shape[0];
     }
 
-    [[nodiscard]] std::int64_t positions() const { return static_cast<std::int64_t>(positions_); }
-
-    /// Negative positions by symmetry: cos(-a) = cos(a), sin(-a) = -sin(a).
-    [[nodiscard]] std::pair<double, double> cos_sin(std::size_t l, std::int64_t position) const
-    {
-        const auto p = static_cast<std::size_t>(position < 0 ? -position : position);
-        if (p >= positions_)
-            throw io::npy_error(rotated_->path, "the file has " + std::to_string(positions_) + " positions; position " +
-                                                    std::to_string(p) + " was asked for");
-        const std::size_t i = layout_.first(l), j = layout_.second(l);
-        const double xi = input_->values[i], xj = input_->values[j];
-        const double yi = rotated_->values[p * layout_.d + i], yj = rotated_->values[p * layout_.d + j];
-        const double norm = xi * xi + xj * xj;
-        const double s = (xi * yj - xj * yi) / norm;
-        return {(xi * yi + xj * yj) / norm, position < 0 ? -s : s};
-    }
-    [[nodiscard]] double angle(std::size_t l, std::int64_t position) const
-    {
-        const auto [c, s] = cos_sin(l, position);
-        return std::atan2(s, c);
-    }
-
-private:
     const io::npy_array* rotated_;
     const io::npy_array* input_;
     rope_layout layout_;
-    std::size_t positions_ = 0;
 };
 
 } // namespace qkov::precision
