@@ -65,7 +65,8 @@ void print_report(std::ostream& out, const precision::audit_report& r)
         if (line.breakdown_query >= 0)
             out << "first fails at query position " << line.breakdown_query << "\n";
         else
-            out << "largest score on the previous token at every query position 1.." << line.scanned_to << "\n";
+            out << "largest score on the previous token at every query position 1.." << line.scanned_to
+                << (line.scanned_to < s.max_position ? " (the scan stopped there: --head-scan)" : "") << "\n";
     }
 }
 
@@ -191,6 +192,7 @@ subcommand add_audit_rope(CLI::App& app)
     c->add_option("--samples", o->settings.samples_per_bucket, "Positions sampled per decade")->capture_default_str();
     c->add_option("--alpha", o->settings.alpha, "The previous-token head's alpha")->capture_default_str();
     c->add_option("--window", o->settings.window, "Keys n-window..n+1 compete with the previous token")->capture_default_str();
+    c->add_option("--head-scan", o->settings.head_scan_limit, "Last query position of the head scan (0: --max-pos)")->capture_default_str();
     c->add_option("--json", o->json, "JSON output ('' for none)")->capture_default_str();
     c->add_option("--figure", o->figure, "PNG figure ('' for none)")->capture_default_str();
     return {c, [o] { return run(*o); }};

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -71,6 +72,7 @@ struct audit_settings {
     std::size_t samples_per_bucket = 64;
     double alpha = 1;            ///< the previous-token head's scale
     std::int64_t window = 32;    ///< keys n - window .. n + 1 compete with the previous token n
+    std::int64_t head_scan_limit = 0;  ///< last query position the head scan visits (0: max_position)
     std::uint64_t seed = 1;
 };
 
@@ -168,6 +170,9 @@ matrix<Y, d, 1> convert(const matrix<X, d, 1>& v)
     return out;
 }
 
+/// slot = max(slot, value), where a NaN value (cos of an overflowed angle, ...) counts as infinite.
+inline void keep_worst(double& slot, double value) { slot = std::max(slot, std::isnan(value) ? INFINITY : value); }
+
 template <class Provider>
 constexpr bool wraps_angles()
 {
@@ -209,18 +214,18 @@ audit_line measure(std::string label, std::string recipe, const Provider& provid
             Ref difference = Ref(provider.angle(l, ref.position)) - ref.angle[l];
             if constexpr (wraps_angles<Provider>()) difference -= two_pi * round(difference / two_pi);
             const double angle_error = static_cast<double>(abs(difference));
-            bucket.angle_abs = std::max(bucket.angle_abs, angle_error);
-            if (ref.position != 0) bucket.angle_rel = std::max(bucket.angle_rel, angle_error / static_cast<double>(abs(ref.angle[l])));
+            keep_worst(bucket.angle_abs, angle_error);
+            if (ref.position != 0) keep_worst(bucket.angle_rel, angle_error / static_cast<double>(abs(ref.angle[l])));
 
             const auto [c, s_] = provider.cos_sin(l, ref.position);
             const double values[2] = {static_cast<double>(c), static_cast<double>(s_)}, exact[2] = {ref.cos[l], ref.sin[l]};
             for (int i = 0; i < 2; ++i) {
                 const double e = std::fabs(values[i] - exact[i]);
-                worst_cos_sin = std::max(worst_cos_sin, std::isnan(e) ? INFINITY : e);
-                if (std::fabs(exact[i]) >= 1e-3) bucket.cos_sin_rel = std::max(bucket.cos_sin_rel, e / std::fabs(exact[i]));
+                keep_worst(worst_cos_sin, e);
+                if (std::fabs(exact[i]) >= 1e-3) keep_worst(bucket.cos_sin_rel, e / std::fabs(exact[i]));
             }
         }
-        bucket.cos_sin_abs = std::max(bucket.cos_sin_abs, worst_cos_sin);
+        keep_worst(bucket.cos_sin_abs, worst_cos_sin);
         line.curve.emplace_back(ref.position, worst_cos_sin);
 
         const auto q_rotated = R::at(provider, ref.position) * q_x;
@@ -228,8 +233,8 @@ audit_line measure(std::string label, std::string recipe, const Provider& provid
         Acc dot(0);
         for (std::size_t i = 0; i < L.d; ++i) dot += static_cast<Acc>(q_rotated(i, 0)) * static_cast<Acc>(k_rotated(i, 0));
         const double score_error = std::fabs(static_cast<double>(dot) - ref.score);
-        bucket.score_abs = std::max(bucket.score_abs, std::isnan(score_error) ? INFINITY : score_error);
-        bucket.score_rel = std::max(bucket.score_rel, std::isnan(score_error) ? INFINITY : score_error / norms);
+        keep_worst(bucket.score_abs, score_error);
+        keep_worst(bucket.score_rel, score_error / norms);
     }
 
     // The previous-token head in X: at query position n + 1 the key at n must score strictly
@@ -279,6 +284,28 @@ audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs 
     audit_report report;
     report.settings = s;
 
+    // The user's files first: a bad file fails before the 100-digit reference is computed.
+    auto require_positions = [&](std::int64_t available, const std::string& path) {
+        if (available <= s.max_position)
+            throw io::npy_error(path, "the file has " + std::to_string(available) + " positions; --max-pos " +
+                                          std::to_string(s.max_position) + " needs " + std::to_string(s.max_position + 1));
+    };
+    std::optional<table_angles> table;
+    std::optional<rotated_vector_angles> rotated;
+    if (inputs.table) {
+        table.emplace(*inputs.table, L);
+        require_positions(table->positions(), inputs.table->path);
+        report.user_files.push_back(inputs.table->path);
+    }
+    if (inputs.rotated || inputs.unrotated) {
+        if (!inputs.rotated || !inputs.unrotated)
+            throw std::invalid_argument("rotated vectors need both files: the rotated rows and the unrotated vector");
+        rotated.emplace(*inputs.rotated, *inputs.unrotated, L);
+        require_positions(rotated->positions(), inputs.rotated->path);
+        report.user_files.push_back(inputs.rotated->path);
+        report.user_files.push_back(inputs.unrotated->path);
+    }
+
     numeric_angles<Ref, pairs> reference_angles{standard_theta<Ref, pairs>(s.base)};
     for (auto& t : reference_angles.theta) t /= Ref(s.position_scale);
     const auto q = detail::audit_vector<L.d>(s.seed + 1), k = detail::audit_vector<L.d>(s.seed + 2);
@@ -308,7 +335,8 @@ audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs 
     const std::string fp32_recipe = "inv_freq = 1 / base^(2l/r) in fp32, angle = position * inv_freq in fp32, cos/sin in fp32";
     const std::string fp64_recipe = "inv_freq, angle and cos/sin in fp64";
     auto add = [&](std::string label, std::string recipe, const auto& provider) {
-        report.lines.push_back(detail::measure<L>(std::move(label), std::move(recipe), provider, reference, q, k, s, s.max_position));
+        const std::int64_t last_query = s.head_scan_limit > 0 ? std::min(s.head_scan_limit, s.max_position) : s.max_position;
+        report.lines.push_back(detail::measure<L>(std::move(label), std::move(recipe), provider, reference, q, k, s, last_query));
     };
     for (audit_dtype dtype : s.dtypes) {
         const std::string name = to_string(dtype);
@@ -331,27 +359,10 @@ audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs 
             narrow_lines.template operator()<fp16>();
         }
     }
-    auto require_positions = [&](std::int64_t available, const std::string& path) {
-        if (available <= s.max_position)
-            throw io::npy_error(path, "the file has " + std::to_string(available) + " positions; --max-pos " +
-                                          std::to_string(s.max_position) + " needs " + std::to_string(s.max_position + 1));
-    };
-    if (inputs.table) {
-        report.user_files.push_back(inputs.table->path);
-        const table_angles provider(*inputs.table, L);
-        require_positions(provider.positions(), inputs.table->path);
-        add("table " + inputs.table->dtype, "cos/sin read from " + inputs.table->path + " (" + inputs.table->dtype + ")", provider);
-    }
-    if (inputs.rotated || inputs.unrotated) {
-        if (!inputs.rotated || !inputs.unrotated)
-            throw std::invalid_argument("rotated vectors need both files: the rotated rows and the unrotated vector");
-        report.user_files.push_back(inputs.rotated->path);
-        report.user_files.push_back(inputs.unrotated->path);
-        const rotated_vector_angles provider(*inputs.rotated, *inputs.unrotated, L);
-        require_positions(provider.positions(), inputs.rotated->path);
+    if (table) add("table " + inputs.table->dtype, "cos/sin read from " + inputs.table->path + " (" + inputs.table->dtype + ")", *table);
+    if (rotated)
         add("rotated " + inputs.rotated->dtype,
-            "cos/sin recovered from the rotated vectors in " + inputs.rotated->path + " (" + inputs.rotated->dtype + ")", provider);
-    }
+            "cos/sin recovered from the rotated vectors in " + inputs.rotated->path + " (" + inputs.rotated->dtype + ")", *rotated);
     return report;
 }
 
