@@ -23,3 +23,6 @@ echo "main: wrote report/certified.md"
 
 # The seed experiments at full size: report/index.md, figures and JSON.
 build/default/apps/qkov/qkov reproduce --out report
+
+# High-precision validation (50 and 100 digits): report/validation.md and .json.
+build/default/apps/qkov/qkov validate --markdown report/validation.md --json report/validation.json

@@ -1,13 +1,17 @@
 // qkov: the command-line tool. Subcommands grow with the library; today:
 //   qkov claims      which claims of the catalogue are proved, read from proofs/ and the build tree.
 //   qkov reproduce   every seed experiment at full size, into report/index.md (reproduce.cpp).
+//   qkov validate    residuals of the identities at 50 and 100 digits (validate.cpp).
+//   qkov audit-rope  a RoPE implementation's precision against a 100-digit reference (audit_rope.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <fstream>
 #include <iostream>
 
+#include "audit_rope.hpp"
 #include "claims_summary.hpp"
 #include "reproduce.hpp"
+#include "validate.hpp"
 
 int main(int argc, char** argv)
 {
@@ -23,10 +27,14 @@ int main(int argc, char** argv)
     claims->add_option("--markdown", markdown_out, "Also write the summary to this file");
 
     qkov::app::reproduce_command reproduce(app);
+    const auto validate = qkov::app::add_validate(app);
+    const auto audit_rope = qkov::app::add_audit_rope(app);
 
     CLI11_PARSE(app, argc, argv);
     try {
         if (reproduce.chosen()) return reproduce.run();
+        if (*validate.command) return validate.run();
+        if (*audit_rope.command) return audit_rope.run();
         if (*claims) {
             const auto catalogued = qkov::app::read_catalogue(catalogue);
             const auto proofs = qkov::app::read_proofs(proofs_dir, include_dir, build_dir);

@@ -25,18 +25,26 @@ constexpr matrix<T, D, L.d> rotate_columns(const matrix<T, D, L.d>& w, const rop
     return transpose(transpose(r) * transpose(w));
 }
 
+/// The offset (b^T W^+)^T of a bias b, given W^+ (exact, or computed in high precision by
+/// precision/numeric_pseudo_inverse.hpp): x^T W + b^T = (x + offset)^T W when W has full column rank.
+template <class T, std::size_t D, std::size_t d>
+constexpr matrix<T, D, 1> bias_offset(const matrix<T, d, 1>& b, const matrix<T, d, D>& w_plus)
+{
+    return transpose(transpose(b) * w_plus);
+}
+
 /// The query-side offset c_d = (b_Q^T W_Q^+)^T, so that x^T W_Q + b_Q^T = (x + c_d)^T W_Q.
 template <class T, std::size_t D, std::size_t d>
 constexpr matrix<T, D, 1> query_bias_offset(const matrix<T, D, d>& w_q, const matrix<T, d, 1>& b_q)
 {
-    return transpose(transpose(b_q) * pseudo_inverse(w_q));
+    return bias_offset(b_q, pseudo_inverse(w_q));
 }
 
 /// The key-side offset c_s = (b_K^T W_K^+)^T, so that W_K^T x + b_K = W_K^T (x + c_s).
 template <class T, std::size_t D, std::size_t d>
 constexpr matrix<T, D, 1> key_bias_offset(const matrix<T, D, d>& w_k, const matrix<T, d, 1>& b_k)
 {
-    return transpose(transpose(b_k) * pseudo_inverse(w_k));
+    return bias_offset(b_k, pseudo_inverse(w_k));
 }
 
 /// M_d = W_Q R_d W_Q^+, given W_Q^+ (computed once per head, exactly, by pseudo_inverse).

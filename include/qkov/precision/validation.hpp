@@ -1,0 +1,80 @@
+// The high-precision validation table (kind H of CLAIMS.md): R1, R2, R4, R5, T2, B2 and B3 at a
+// given working precision, each a residual with its derived bound and the time it took.
+// Validation, not proof: see residual.hpp.
+//
+// Sizes are fixed here (they are template arguments): d = 256 for the rotation identities,
+// d x D = 256 x 768 for R2's scores, 64 x 768 for T2's circuits and B2, 16 x 768 for B3 (whose
+// library functions form three D x d temporaries on the stack: 16 keeps them under 1 MB each at
+// 100 digits), d = 64 for R5 (the size proofs/R5 certifies). Positions reach max_position.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "qkov/precision/circuit_residuals.hpp"
+#include "qkov/precision/residual.hpp"
+#include "qkov/precision/rope_residuals.hpp"
+
+namespace qkov::precision {
+
+struct validation_plan {
+    std::int64_t max_position = 10'000'000;
+    std::size_t rotation_samples = 20;   ///< R1, R2 (rotations and scores), R4
+    std::size_t gap_samples = 4;         ///< R5: positions n, each with the whole window
+    std::size_t kernel_samples = 8;      ///< T2
+    std::size_t absorption_samples = 3;  ///< B2, B3 (each B3 sample forms two D x D maps)
+    std::uint64_t seed = 2024;
+};
+
+struct validation_row {
+    std::string claim;
+    std::string size;
+    int digits = 0;
+    residual result;
+    double seconds = 0;
+};
+
+namespace detail {
+template <class F>
+std::pair<decltype(std::declval<F>()()), double> timed(F&& f)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto value = f();
+    return {std::move(value), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+} // namespace detail
+
+/// Every row of the table at the precision of T.
+template <class T>
+std::vector<validation_row> validate_claims(const validation_plan& plan)
+{
+    const int digits = decimal_digits<T>();
+    const std::string positions = "positions to " + std::to_string(plan.max_position);
+    std::vector<validation_row> rows;
+    auto add = [&](std::string claim, std::string size, auto&& run) {
+        auto [result, seconds] = detail::timed(run);
+        rows.push_back({std::move(claim), std::move(size), digits, std::move(result), seconds});
+    };
+    constexpr double base = 10000;
+    const auto p = plan.max_position;
+    add("R1", "d = 256, " + positions, [&] { return rotation_group_residual<T, 256>(base, p, plan.rotation_samples, plan.seed); });
+    add("R2", "d = 256, D = 768, " + positions,
+        [&] { return relative_position_residual<T, 256, 768>(base, p, plan.rotation_samples, plan.seed + 10); });
+    add("R4", "d = 256, " + positions,
+        [&] { return previous_token_profile_residual<T, 256>(base, 1.0, p, plan.rotation_samples, plan.seed + 20); });
+    add("R5", "d = 64, window 20, " + positions,
+        [&] { return previous_token_gap_residual<T, 64>(base, 1.0, 20, p, plan.gap_samples, plan.seed + 30); });
+    add("T2", "d = 64, D = 768", [&] { return circuit_rank_residual<T, 64, 768>(plan.kernel_samples, plan.seed + 40); });
+    add("B2", "d = 64, D = 768", [&] {
+        return absorption_residual<T, 64, 768>(base, p, plan.absorption_samples, plan.seed + 50, false).bias;
+    });
+    add("B3", "d = 16, D = 768, " + positions,
+        [&] { return absorption_residual<T, 16, 768>(base, p, plan.absorption_samples, plan.seed + 60).rope; });
+    return rows;
+}
+
+} // namespace qkov::precision
