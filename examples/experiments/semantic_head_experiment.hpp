@@ -6,7 +6,7 @@
 // queries and keys. A position-agnostic head would weigh keys 0 .. N-2 equally; the last query's
 // attention shows how far each d0 is from that. R13: the same head without RoPE, and seed 000's
 // recency construction (x_i = x, W_Q = W_K = (I_d | 0)) with and without RoPE.
-// R11: how many of the d/2 pairs turn by less than eps over a window of N positions (N theta_l < eps).
+// R11: how many of the d/2 pairs are usable over a window of N positions (cos(k theta_l) >= 1 - eps, certified).
 #pragma once
 
 #include <cmath>
@@ -19,7 +19,10 @@
 #include "experiment.hpp"
 #include "last_query_attention.hpp"
 #include "previous_token_head.hpp"
+#include "qkov/circuits/rope_window_bounds.hpp"
 #include "qkov/report/line_plot.hpp"
+#include "qkov/scalar/interval.hpp"
+#include "qkov/scalar/interval_functions.hpp"
 
 namespace qkov::experiments {
 
@@ -129,21 +132,22 @@ inline experiment_result run_semantic_head_experiment(const experiment_settings&
     for (const double w : recency_rope.weights) rope_max = std::max(rope_max, w);
     result.check(recency_rope.weights.back() == rope_max, "R8/R13: with RoPE the weight is largest on the query's own position");
 
-    // R11: pairs that turn by less than eps over a window of N positions, standard schedule, base 10000.
-    const auto theta64 = standard_theta<double, 32>(10000);
-    const auto theta128 = standard_theta<double, 64>(10000);
-    text_table bottleneck({"window N", "d = 64, eps = 0.1", "d = 64, eps = 1", "d = 128, eps = 0.1", "d = 128, eps = 1"});
-    auto slow_pairs = [](const auto& theta, double window, double eps) {
-        std::size_t count = 0;
-        for (const double t : theta) count += window * t < eps;
-        return count;
+    // R11: the certified count of usable pairs (circuits/rope_window_bounds.hpp, the same function
+    // proofs/R11_semantic_pair_count.cpp asserts on), here for more windows and tolerances.
+    const numeric_angles<interval, 32> seed_angles{standard_theta<interval, 32>(10000.0)};
+    const numeric_angles<interval, 64> llama3_angles{standard_theta<interval, 64>(500000.0)};
+    text_table bottleneck({"window N", "d = 64, base 1e4, eps = 0.01", "d = 64, base 1e4, eps = 0.1", "d = 128, base 5e5, eps = 0.01",
+                           "d = 128, base 5e5, eps = 0.1"});
+    auto cell = [](const semantic_pair_count& c) {
+        return c.undecided == 0 ? std::to_string(c.usable) : format("%zu (+%zu undecided)", c.usable, c.undecided);
     };
-    for (const double window : {20.0, 1000.0, 4096.0, 32768.0, 131072.0}) {
-        const std::size_t counts[] = {slow_pairs(theta64, window, 0.1), slow_pairs(theta64, window, 1.0),
-                                      slow_pairs(theta128, window, 0.1), slow_pairs(theta128, window, 1.0)};
-        bottleneck.add_row({format("%.0f", window), std::to_string(counts[0]), std::to_string(counts[1]), std::to_string(counts[2]),
-                            std::to_string(counts[3])});
-        result.numbers["bottleneck"][format("%.0f", window)] = counts;
+    for (const std::int64_t window : {20, 1000, 4096, 32768}) {
+        const semantic_pair_count counts[] = {usable_semantic_pairs<interleaved_layout(64)>(seed_angles, window, 0.01, 40),
+                                              usable_semantic_pairs<interleaved_layout(64)>(seed_angles, window, 0.1, 40),
+                                              usable_semantic_pairs<interleaved_layout(128)>(llama3_angles, window, 0.01, 40),
+                                              usable_semantic_pairs<interleaved_layout(128)>(llama3_angles, window, 0.1, 40)};
+        bottleneck.add_row({std::to_string(window), cell(counts[0]), cell(counts[1]), cell(counts[2]), cell(counts[3])});
+        for (std::size_t c = 0; c < 4; ++c) result.numbers["bottleneck"][std::to_string(window)].push_back(counts[c].usable);
     }
     result.tables.push_back(bottleneck);
     result.paragraphs.push_back(format(
@@ -151,9 +155,10 @@ inline experiment_result run_semantic_head_experiment(const experiment_settings&
         "s is (log10 of max/min weight; 0 is position-agnostic), its entropy relative to uniform, and its mass on the 10 most "
         "recent keys. Scores are unscaled, as in the seed's construction. Without RoPE the same head is exactly "
         "position-agnostic (R13).", n, n - 1));
-    result.paragraphs.push_back("R11: the last table counts the pairs l with N theta_l < eps (standard schedule, base 10000), "
-                                "the pairs that turn by less than eps radians over a window of N positions: the dimensions "
-                                "left for semantic matching over that window are twice that count.");
+    result.paragraphs.push_back("R11: the last table counts the pairs l usable for semantic matching over a window of N "
+                                "positions: cos(k theta_l) >= 1 - eps for every offset 1 <= k <= N, so the pair's share of a "
+                                "score moves by at most eps of its energy. The counts are certified (interval arithmetic, "
+                                "usable_semantic_pairs); the dimensions left for semantic matching are twice the count.");
     result.write_json(settings.out_dir, "R10_R11_R13_semantic_head");
     return result;
 }
