@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "qkov/precision/large_stack.hpp"
 #include "qkov/precision/validation.hpp"
 
 namespace qkov::app {
@@ -74,7 +75,8 @@ int run(const validate_options& o)
     std::vector<precision::validation_row> rows;
     for (int digits : o.digits) {
         std::cerr << "validate: " << digits << " digits (" << o.backend << ")...\n";
-        auto part = run_at(o, digits);
+        // Large inline matrices: see precision/large_stack.hpp.
+        auto part = precision::run_with_stack(std::size_t{1} << 30, [&] { return run_at(o, digits); });
         rows.insert(rows.end(), part.begin(), part.end());
     }
     std::ostringstream table;
