@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include "qkov/numeric/attention_mass.hpp"
 #include "qkov/numeric/attention_pattern.hpp"
 #include "qkov/numeric/attention_scores.hpp"
+#include "qkov/numeric/blas_threads.hpp"
 #include "qkov/numeric/factored_matrix.hpp"
 #include "qkov/numeric/from_matrix.hpp"
 #include "qkov/numeric/multi_head_attention.hpp"
@@ -418,6 +420,32 @@ BOOST_AUTO_TEST_CASE(validate_branch_free_exp_against_long_double_within_two_ulp
     check_branch_free_exp<float>(-20, 0, 2);
 }
 
+// The array loop (AVX2 where the processor has it) must give exactly what the 16-byte SSE2 loop
+// gives, lane by lane, including the clamps, flushes, infinities and NaN.
+template <class T>
+void check_exp_loops_agree()
+{
+    std::mt19937 gen(22);
+    std::uniform_real_distribution<double> uniform(-800, 800);
+    std::vector<T> x(4099);  // not a multiple of either vector width: both tails run
+    for (auto& v : x) v = T(uniform(gen));
+    x[1] = std::numeric_limits<T>::infinity(), x[2] = -std::numeric_limits<T>::infinity();
+    x[3] = std::numeric_limits<T>::quiet_NaN(), x[4] = T(0);
+    std::vector<T> dispatched = x, sse2 = x;
+    exp_shifted_in_place(dispatched.data(), dispatched.size(), T(0.25));
+    detail::exp_shifted_lanes<T, 16>(sse2.data(), sse2.size(), T(0.25));
+    std::size_t differing = 0;
+    for (std::size_t j = 0; j < x.size(); ++j)
+        if (std::memcmp(&dispatched[j], &sse2[j], sizeof(T)) != 0) ++differing;
+    BOOST_TEST(differing == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(exp_array_loop_matches_the_sse2_loop_bit_for_bit)
+{
+    check_exp_loops_agree<double>();
+    check_exp_loops_agree<float>();
+}
+
 BOOST_AUTO_TEST_CASE(branch_free_exp_special_values)
 {
     constexpr double inf = std::numeric_limits<double>::infinity();
@@ -470,6 +498,46 @@ BOOST_AUTO_TEST_CASE(validate_fused_attention_pattern_against_a_naive_softmax)
         const auto p = naive_softmax(reference[i], 9);
         for (std::size_t j = 0; j < 9; ++j) BOOST_TEST(pattern(i, j) == double(p[j]), boost::test_tools::tolerance(1e-13));
     }
+}
+
+BOOST_AUTO_TEST_CASE(validate_row_split_products_against_a_naive_loop)
+{
+    // 301 rows: product() splits them over the worker threads in unequal blocks; every entry is
+    // compared with a plain long double loop, in both orientations of B, within the rounding bound
+    // of a 9-term double dot product (well under 1e-14 times the sum of the terms' magnitudes).
+    const tensor2<double> a = random_tensor<double>(301, 9, 41), b = random_tensor<double>(6, 9, 42), bt = random_tensor<double>(9, 6, 43);
+    const tensor2<double> abt = product(a, b, transposed::yes), ab = product(a, bt);
+    BOOST_TEST((abt.shape()[0] == 301 && abt.shape()[1] == 6 && ab.shape()[0] == 301 && ab.shape()[1] == 6));
+    for (std::size_t i = 0; i < 301; ++i)
+        for (std::size_t j = 0; j < 6; ++j) {
+            ld sum_t = 0, sum = 0, magnitude_t = 0, magnitude = 0;
+            for (std::size_t c = 0; c < 9; ++c) {
+                sum_t += ld(a(i, c)) * ld(b(j, c)), sum += ld(a(i, c)) * ld(bt(c, j));
+                magnitude_t += std::abs(ld(a(i, c)) * ld(b(j, c))), magnitude += std::abs(ld(a(i, c)) * ld(bt(c, j)));
+            }
+            BOOST_TEST(std::abs(ld(abt(i, j)) - sum_t) <= 1e-14L * magnitude_t);
+            BOOST_TEST(std::abs(ld(ab(i, j)) - sum) <= 1e-14L * magnitude);
+        }
+}
+
+BOOST_AUTO_TEST_CASE(single_threaded_blas_sets_one_thread_and_restores_the_count)
+{
+    if (openblas_get_num_threads == nullptr) {
+        BOOST_TEST_MESSAGE("the BLAS is not OpenBLAS: the guard has nothing to set");
+        return;
+    }
+    openblas_set_num_threads(2);
+    const int before = openblas_get_num_threads();
+    {
+        const single_threaded_blas guard;
+        BOOST_TEST(openblas_get_num_threads() == 1);
+        {
+            const single_threaded_blas nested;  // nesting keeps one thread and restores nothing early
+            BOOST_TEST(openblas_get_num_threads() == 1);
+        }
+        BOOST_TEST(openblas_get_num_threads() == 1);
+    }
+    BOOST_TEST(openblas_get_num_threads() == before);
 }
 
 BOOST_AUTO_TEST_CASE(attention_pattern_rejects_mismatched_widths_and_non_square_causal)

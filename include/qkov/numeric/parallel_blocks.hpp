@@ -3,6 +3,7 @@
 // The row blocks of an attention pattern are independent (each writes its own rows), so they are
 // handed out one at a time from an atomic counter to std::hardware_concurrency() threads; a thread
 // that finishes early takes the next block, which balances the causal blocks' growing widths.
+// BLAS called inside a block runs on that block's thread alone (blas_threads.hpp).
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "qkov/numeric/blas_threads.hpp"
 
 namespace qkov::numeric {
 
@@ -41,6 +44,7 @@ void for_each_block(std::size_t blocks, Work&& work)
             }
         }
     };
+    const single_threaded_blas blas_on_worker_threads;
     std::vector<std::jthread> helpers;
     for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(run);
     run();
