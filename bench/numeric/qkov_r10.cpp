@@ -1,6 +1,7 @@
 // R10 at N tokens: the d0 sweep's attention of the last query (RoPE heads reading coordinates
 // d0 .. d-1, d0 in {0, 32, 48, 56, 62}, and the head without RoPE at d0 = 0) with qkov's run-time
-// layer (keys of all tokens, the query of the last token only, as numpy_r10.py). The tokens are a closed formula (the same in numpy_r10.py, so both compute the same
+// layer (keys of all tokens, the query of the last token only, as numpy_r10.py; qkov stacks the
+// six heads' W_K so their keys come from one product, numpy_r10.py multiplies head by head). The tokens are a closed formula (the same in numpy_r10.py, so both compute the same
 // numbers): x[i][c] = sin(0.7 (i D + c) + 0.3), the semantic vector s[c] = cos(c) written into the
 // last token's coordinates 0 .. d-1 and into coordinates d .. 2d-1 of every other token. Building
 // weights and tokens is not timed. The whole sweep runs INNER times after one warm-up pass.
@@ -36,21 +37,22 @@ int main(int argc, char** argv)
     auto reader = [](std::size_t d0, std::size_t offset) {
         return numeric::to_tensor(*std::make_unique<matrix<double, d, D>>(coordinate_reader<double, d, D>(d0, offset)));
     };
-    struct head {
-        numeric::tensor2<double> w_q, w_k;
-        bool rope;
-    };
-    std::vector<head> heads;
-    for (const std::size_t d0 : {std::size_t(0), d / 2, d - d / 4, d - d / 8, d - 2}) heads.push_back({reader(d0, 0), reader(d0, d), true});
-    heads.push_back({reader(0, 0), reader(0, d), false});
+    std::vector<numeric::tensor2<double>> w_q, w_k;
+    std::vector<bool> rope;
+    for (const std::size_t d0 : {std::size_t(0), d / 2, d - d / 4, d - d / 8, d - 2}) {
+        w_q.push_back(reader(d0, 0));
+        w_k.push_back(reader(d0, d));
+        rope.push_back(true);
+    }
+    w_q.push_back(reader(0, 0));
+    w_k.push_back(reader(0, d));
+    rope.push_back(false);
+    const auto heads = experiments::stack_heads(w_q, w_k, rope);  // weights are built untimed, as in numpy_r10.py
     const auto angles = experiments::seed_angle_table(n);  // numpy_r10.py also tabulates cos and sin untimed
     double check = 0;
     auto sweep = [&] {
         check = 0;
-        for (const auto& h : heads) {
-            const auto w = experiments::last_query_weights(tokens, h.w_q, h.w_k, h.rope, angles);
-            check += *std::max_element(w.begin(), w.end());
-        }
+        for (const auto& w : experiments::last_query_weights(tokens, heads, angles)) check += *std::max_element(w.begin(), w.end());
     };
     sweep();
     std::vector<double> seconds;
