@@ -9,9 +9,9 @@
 // decide are split (certified_minimum_gap); only comparisons that *hold* count.
 //
 // The unbounded case (every window at once) is a lemma, argued in docs/lemmas.md and not
-// machine-checked: theta_1 = 1 rad and pi is irrational, so k theta_1 is never a multiple of 2 pi,
-// g(k) > 0 for every k != 0; but inf_k g(k) = 0 (k theta_l mod 2 pi comes back near 0 for all l
-// at once), so no positive gap holds for all windows.
+// machine-checked: theta_0 = 1 rad (0-based; the seed's theta_1) and pi is irrational, so k theta_0
+// is never a multiple of 2 pi and g(k) > 0 for every k != 0; but inf_k g(k) = 0 (k theta_l mod
+// 2 pi comes back near 0 for all l at once), so no positive gap holds for all windows.
 #include <cstdint>
 
 #include "qkov/circuits/positional_heads.hpp"

@@ -30,7 +30,7 @@ static_assert(drop_512.exceeds(0.0) == certainty::holds, "R8: the same for every
 // The recency bias is faint for a worst-case x (all energy on the slowest pair): below 1e-8.
 static_assert(drop_20.is_below(1e-8) == certainty::holds, "R8: the guaranteed relative drop is below 1e-8");
 
-// Through the head: x with energy 1 on every pair, at offsets 1, 2, -3 and 710 (where k theta_1 = k
+// Through the head: x with energy 1 on every pair, at offsets 1, 2, -3 and 710 (where k theta_0 = k
 // rad comes closest to a multiple of 2 pi for k < 2000): each score is certainly below the one at
 // n = m.
 constexpr bool head_scores_fall_off()

@@ -78,7 +78,7 @@ constexpr certified product10 = product_of_single_head_bounds(10.0);
 static_assert(alpha1.mass.exceeds(product1.upper) == certainty::holds,
               "T4: alpha = 1: the composed two-back mass exceeds the product of the single-head bounds");
 static_assert(alpha1.mass.exceeds(0.42) == certainty::holds, "T4: alpha = 1: two-back mass > 0.42 in every row");
-static_assert(alpha10.mass.exceeds(product10.lower) == certainty::holds && alpha10.off_mass.is_below(8e-5) == certainty::holds,
+static_assert(alpha10.mass.exceeds(product10.upper) == certainty::holds && alpha10.off_mass.is_below(8e-5) == certainty::holds,
               "T4: alpha = 10: two-back mass > 1 - 8e-5, at least the product bound");
 static_assert(alpha100.off_mass.is_below(4e-47) == certainty::holds, "T4: alpha = 100: two-back mass > 1 - 4e-47");
 

@@ -126,6 +126,10 @@ BOOST_AUTO_TEST_CASE(extreme_arguments)
     const interval wide(0.5, 0.75);
     for (double t : {0.5, 0.6, 0.7, 0.75}) BOOST_REQUIRE(encloses(qkov::sin(wide), boost::multiprecision::sin(big(t))));
     BOOST_CHECK_THROW(qkov::log(interval(-1.0, 2.0)), std::domain_error);
+    // An unbounded interval: log's upper bound is +inf, its lower bound still exact.
+    const interval unbounded = qkov::log(interval(2.0, std::numeric_limits<double>::infinity()));
+    BOOST_CHECK(unbounded.hi() == std::numeric_limits<double>::infinity());
+    BOOST_REQUIRE(encloses(interval(unbounded.lo(), 1.0), boost::multiprecision::log(big(2))));
 }
 
 BOOST_AUTO_TEST_CASE(intervals_of_arguments_enclose_every_point)

@@ -164,6 +164,7 @@ constexpr interval log(const interval& x)
 {
     if (x.lo() <= 0.0) invalid_interval_detected();
     auto at = [](double v, bool upper) {
+        if (v == std::numeric_limits<double>::infinity()) return v;  // log(+inf) bounds nothing better
         // v = m 2^e with m in [1, 2): read e from the bits (v normal or subnormal).
         int e = 0;
         while (v >= 2.0) {
