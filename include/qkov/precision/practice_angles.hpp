@@ -26,7 +26,9 @@ std::array<float, Pairs> float32_inverse_frequencies(double base, double positio
 {
     std::array<float, Pairs> inv_freq{};
     for (std::size_t l = 0; l < Pairs; ++l) {
-        const float exponent = static_cast<float>(2 * l) / static_cast<float>(2 * Pairs);
+        // The library's exponent, in float: -standard_exponent is 2l / rotary_dim, rounded exactly
+        // as float(2l) / float(rotary_dim) (negation is exact), then 1 / base^that as practice does.
+        const float exponent = -standard_exponent<float>(l, Pairs);
         inv_freq[l] = 1.0f / std::pow(static_cast<float>(base), exponent) / static_cast<float>(position_scale);
     }
     return inv_freq;
