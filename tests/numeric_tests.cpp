@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 #include <xtensor-blas/xlinalg.hpp>
 
+#include "qkov/circuits/attention_pattern.hpp"
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/numeric/attention_mass.hpp"
@@ -538,6 +540,25 @@ BOOST_AUTO_TEST_CASE(single_threaded_blas_sets_one_thread_and_restores_the_count
         BOOST_TEST(openblas_get_num_threads() == 1);
     }
     BOOST_TEST(openblas_get_num_threads() == before);
+}
+
+// The fused kernel against the library's generic definition of the causal softmax
+// (circuits/attention_pattern.hpp, the one the certified proofs evaluate in intervals), in double.
+BOOST_AUTO_TEST_CASE(validate_fused_pattern_against_the_generic_causal_softmax)
+{
+    constexpr std::size_t n = 40;
+    const tensor2<double> q = random_tensor<double>(n, d_small, 41, 2.0), k = random_tensor<double>(n, d_small, 42, 2.0);
+    const tensor2<double> fused = attention_pattern(q, k, 0.5, masking::causal);
+    auto score = [&](std::size_t i, std::size_t j) {
+        double s = 0;
+        for (std::size_t c = 0; c < d_small; ++c) s += q(i, c) * k(j, c);
+        return 0.5 * s;
+    };
+    const auto generic = std::make_unique<matrix<double, n, n>>(causal_softmax<double, n>(score, [&](std::size_t i) { return score(i, i); }));
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) worst = std::max(worst, std::abs(fused(i, j) - (*generic)(i, j)));
+    BOOST_TEST(worst < 1e-14);
 }
 
 BOOST_AUTO_TEST_CASE(attention_pattern_rejects_mismatched_widths_and_non_square_causal)
