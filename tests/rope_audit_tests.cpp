@@ -244,6 +244,38 @@ BOOST_AUTO_TEST_CASE(user_rotated_vectors)
     BOOST_CHECK_THROW(run_rope_audit<half64>(s, {.rotated = &rotated}), std::invalid_argument);
 }
 
+// The recovery's own arithmetic neither underflows nor overflows: the same rotation of vectors
+// scaled by 2^-535 (about 1e-161) or 2^531 (about 1e160) is recovered as well as at scale 1
+// (before, x_i^2 + x_j^2 underflowed to subnormals, errors about 1.2, or overflowed to inf).
+BOOST_AUTO_TEST_CASE(rotated_vectors_of_tiny_and_huge_scale)
+{
+    const std::size_t positions = 11;
+    std::vector<double> x(64), y(positions * 64);
+    for (std::size_t i = 0; i < 64; ++i) x[i] = 0.25 + static_cast<double>(i % 7) / 8;
+    for (std::size_t p = 0; p < positions; ++p)
+        for (std::size_t l = 0; l < 32; ++l) {
+            const long double a = static_cast<long double>(p) * std::pow(10000.0L, -static_cast<long double>(2 * l) / 64);
+            y[p * 64 + l] = static_cast<double>(std::cos(a) * x[l] - std::sin(a) * x[l + 32]);
+            y[p * 64 + l + 32] = static_cast<double>(std::sin(a) * x[l] + std::cos(a) * x[l + 32]);
+        }
+    auto s = small_settings(10);
+    s.dtypes = {};
+    double errors[3] = {};
+    int k = 0;
+    for (int exponent : {0, -535, 531}) {
+        std::vector<double> xs = x, ys = y;
+        for (auto& v : xs) v = std::ldexp(v, exponent);
+        for (auto& v : ys) v = std::ldexp(v, exponent);
+        const auto rotated = io::read_npy(write_f8("scaled_rotated", "(11, 64)", ys));
+        const auto input = io::read_npy(write_f8("scaled_input", "(64,)", xs));
+        const auto r = run_rope_audit<half64>(s, {.rotated = &rotated, .unrotated = &input});
+        errors[k++] = worst(line_named(r, "rotated float64"), &bucket_errors::cos_sin_abs);
+    }
+    BOOST_TEST(errors[0] < 1e-14);
+    BOOST_TEST(errors[1] == errors[0]);  // scaling by powers of two changes no rounding
+    BOOST_TEST(errors[2] == errors[0]);
+}
+
 BOOST_AUTO_TEST_CASE(fp16_positions_overflow_above_65504)
 {
     // fp16(65520) is infinite, so an angle computed from an fp16 position there is infinite and
