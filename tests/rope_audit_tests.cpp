@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qkov/precision/rope_audit.hpp"
@@ -45,6 +46,22 @@ audit_settings small_settings(std::int64_t max_position)
 }
 
 constexpr rope_layout half64{64, 64, rope_pairing::rotate_half};
+
+/// x with entries 0.25 + (i mod 7) / 8, and the rows y_p = R_p x (rotate_half, d = 64, base
+/// 10000) for p < positions, computed here in long double.
+std::pair<std::vector<double>, std::vector<double>> rotated_test_vectors(std::size_t positions)
+{
+    std::vector<double> x(64), y(positions * 64);
+    for (std::size_t i = 0; i < 64; ++i) x[i] = 0.25 + static_cast<double>(i % 7) / 8;
+    for (std::size_t p = 0; p < positions; ++p)
+        for (std::size_t l = 0; l < 32; ++l) {
+            const long double a = static_cast<long double>(p) * std::pow(10000.0L, -static_cast<long double>(2 * l) / 64);
+            const long double xi = x[l], xj = x[l + 32];
+            y[p * 64 + l] = static_cast<double>(std::cos(a) * xi - std::sin(a) * xj);
+            y[p * 64 + l + 32] = static_cast<double>(std::sin(a) * xi + std::cos(a) * xj);
+        }
+    return {x, y};
+}
 
 /// A float64 .npy of the given shape and values (C order).
 std::string write_f8(const std::string& name, const std::string& shape, const std::vector<double>& values)
@@ -204,17 +221,7 @@ BOOST_AUTO_TEST_CASE(dtype_names)
 
 BOOST_AUTO_TEST_CASE(user_rotated_vectors)
 {
-    // y_p = R_p x for the rotate_half layout of d = 64, computed here in long double.
-    const std::size_t positions = 301;
-    std::vector<double> x(64), y(positions * 64);
-    for (std::size_t i = 0; i < 64; ++i) x[i] = 0.25 + static_cast<double>(i % 7) / 8;
-    for (std::size_t p = 0; p < positions; ++p)
-        for (std::size_t l = 0; l < 32; ++l) {
-            const long double a = static_cast<long double>(p) * std::pow(10000.0L, -static_cast<long double>(2 * l) / 64);
-            const long double xi = x[l], xj = x[l + 32];
-            y[p * 64 + l] = static_cast<double>(std::cos(a) * xi - std::sin(a) * xj);
-            y[p * 64 + l + 32] = static_cast<double>(std::sin(a) * xi + std::cos(a) * xj);
-        }
+    const auto [x, y] = rotated_test_vectors(301);
     const auto rotated = io::read_npy(write_f8("rotated", "(301, 64)", y));
     const auto input = io::read_npy(write_f8("input", "(64,)", x));
     auto s = small_settings(300);
@@ -249,15 +256,7 @@ BOOST_AUTO_TEST_CASE(user_rotated_vectors)
 // (before, x_i^2 + x_j^2 underflowed to subnormals, errors about 1.2, or overflowed to inf).
 BOOST_AUTO_TEST_CASE(rotated_vectors_of_tiny_and_huge_scale)
 {
-    const std::size_t positions = 11;
-    std::vector<double> x(64), y(positions * 64);
-    for (std::size_t i = 0; i < 64; ++i) x[i] = 0.25 + static_cast<double>(i % 7) / 8;
-    for (std::size_t p = 0; p < positions; ++p)
-        for (std::size_t l = 0; l < 32; ++l) {
-            const long double a = static_cast<long double>(p) * std::pow(10000.0L, -static_cast<long double>(2 * l) / 64);
-            y[p * 64 + l] = static_cast<double>(std::cos(a) * x[l] - std::sin(a) * x[l + 32]);
-            y[p * 64 + l + 32] = static_cast<double>(std::sin(a) * x[l] + std::cos(a) * x[l + 32]);
-        }
+    const auto [x, y] = rotated_test_vectors(11);
     auto s = small_settings(10);
     s.dtypes = {};
     double errors[3] = {};
