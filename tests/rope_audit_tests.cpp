@@ -290,3 +290,44 @@ BOOST_AUTO_TEST_CASE(fp16_positions_overflow_above_65504)
     BOOST_TEST(std::isinf(all_fp16.buckets.back().score_abs));
     BOOST_TEST(std::isfinite(line_named(r, "fp16, fp32 angles").buckets.back().cos_sin_abs));
 }
+
+// Decade buckets up to the largest position: the decade bound stops at max_position instead of
+// overflowing (signed overflow before, caught by UBSan).
+BOOST_AUTO_TEST_CASE(buckets_reach_the_largest_position_without_overflow)
+{
+    const auto buckets = position_buckets(INT64_MAX);
+    BOOST_TEST(buckets.size() == 19u);  // [0, 9], [10, 99], ..., [10^18, 2^63 - 1]
+    BOOST_TEST(buckets.back().first == 1'000'000'000'000'000'000);
+    BOOST_TEST(buckets.back().last == INT64_MAX);
+}
+
+// Settings the audit cannot honour are refused by name before any work, and its size is known
+// up front: the default run is well under a minute, --max-pos 1e8 with a full head scan is hours.
+BOOST_AUTO_TEST_CASE(audit_settings_are_checked_and_sized_up_front)
+{
+    auto refused = [](auto change, const std::string& fragment) {
+        auto s = small_settings(100);
+        change(s);
+        try {
+            audit_rope(s);
+            BOOST_ERROR("accepted; expected a refusal naming " + fragment);
+        } catch (const std::invalid_argument& e) {
+            BOOST_TEST(std::string(e.what()).find(fragment) != std::string::npos, e.what());
+        }
+    };
+    refused([](audit_settings& s) { s.alpha = std::nan(""); }, "--alpha must be positive, finite and at most 1e6");
+    refused([](audit_settings& s) { s.alpha = 1e300; }, "--alpha");
+    refused([](audit_settings& s) { s.position_scale = 1e-300; }, "--position-scale must be finite and in [1e-3, 1e6]");
+    refused([](audit_settings& s) { s.base = std::nan(""); }, "--base");
+    refused([](audit_settings& s) { s.window = 100'000'000; }, "--window must be in 1..4096");
+    refused([](audit_settings& s) { s.samples_per_bucket = 1'000'000'000; }, "--samples must be in 2..100000");
+    refused([](audit_settings& s) { s.head_scan_limit = -5; }, "--head-scan");
+    refused([](audit_settings& s) { s.max_position = 1'000'000'000; }, "--max-pos must be in 1..100000000");
+
+    audit_settings defaults;
+    BOOST_TEST(audit_seconds_estimate(defaults) < 120);
+    defaults.max_position = 100'000'000;
+    BOOST_TEST(audit_seconds_estimate(defaults) > 3600);
+    defaults.head_scan_limit = 1000;
+    BOOST_TEST(audit_seconds_estimate(defaults) < 120);
+}
