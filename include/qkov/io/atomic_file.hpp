@@ -73,8 +73,14 @@ public:
         static std::atomic<unsigned> counter{0};
         const auto directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
         for (int attempt = 0; attempt < 100; ++attempt) {
-            path_ = directory / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                                 std::to_string(counter.fetch_add(1)));
+            // Appended piece by piece: g++ 12's -Wrestrict misfires on "." + std::string&& when inlined.
+            std::string name = ".";
+            name += target.filename().string();
+            name += ".tmp.";
+            name += std::to_string(::getpid());
+            name += '.';
+            name += std::to_string(counter.fetch_add(1));
+            path_ = directory / name;
             fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // the umask applies
             if (fd_ >= 0) return;
             if (errno != EEXIST) throw output_file_error(target, "cannot create a file in its directory: " + errno_text(errno));
