@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <sys/stat.h>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -148,4 +149,84 @@ BOOST_AUTO_TEST_CASE(bad_files_are_rejected_with_the_reason)
     const auto a = read_npy(write_npy("shape_ok", ok_dict, little_endian(std::vector<float>{1, 2})));
     require_shape(a, {2}, "table");
     check_throws_with([&] { require_shape(a, {2, 3}, "the cos/sin table"); }, "the cos/sin table must have shape (2, 3), found (2,)");
+}
+
+// Headers numpy's reader (ast.literal_eval, then exactly three keys of the right types) rejects;
+// each was accepted before, and the repeated 'descr' was read as the first value where numpy
+// keeps the last.
+BOOST_AUTO_TEST_CASE(headers_numpy_rejects_are_rejected)
+{
+    const auto two_floats = little_endian(std::vector<float>{1, 2});
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 3), }", "not separated by ','"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,,3), }", "non-integer"},
+        {"{'descr': '<f4', 'fortran_order': Truex, 'shape': (2,), }", "neither True nor False"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", "an integer, not the tuple"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", "non-integer"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (02,), }", "leading zero"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", "expected ',' or '}'"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } x", "text after the dictionary"},
+        {"{'descr': '<f8', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "the key 'descr' appears twice"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", "unexpected key 'extra'"},
+        {"{'descr': <f4, 'fortran_order': False, 'shape': (2,), }", "'descr' is not a quoted string"},
+        {"{'descr': '<f4' 'fortran_order': False, 'shape': (2,), }", "expected ',' or '}'"},
+        {"{'descr': '<f4', 'fortran_order': False}", "no 'shape' key"},
+        {"['descr', '<f4']", "not a dictionary"},
+    };
+    int k = 0;
+    for (const auto& [dict, reason] : cases)
+        check_throws_with([&] { read_npy(write_npy("malformed" + std::to_string(k++), dict, two_floats)); }, reason);
+    // Format versions numpy does not write.
+    for (const auto& [major, minor] : {std::pair{1, 1}, std::pair{2, 5}, std::pair{0, 0}, std::pair{4, 0}}) {
+        auto path = write_npy("version_" + std::to_string(major) + std::to_string(minor),
+                              "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", two_floats, static_cast<unsigned>(major));
+        std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+        file.seekp(7);
+        file.put(static_cast<char>(minor));
+        file.close();
+        check_throws_with([&] { read_npy(path); }, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+    }
+}
+
+// What numpy's writer and other Python writers produce is still read.
+BOOST_AUTO_TEST_CASE(header_variants_numpy_accepts_are_read)
+{
+    const auto two_floats = little_endian(std::vector<float>{1.5f, -2});
+    for (const std::string& dict : {std::string("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,)}"),
+                                    std::string("{'shape': (2,), 'fortran_order': False, 'descr': '<f4'}"),
+                                    std::string("  {'descr':'<f4','fortran_order':False,'shape':( 2 , ),}  "),
+                                    std::string("{'descr': '<f4',\n 'fortran_order': False,\n 'shape': (2,)}")}) {
+        const auto a = read_npy(write_npy("variant", dict, two_floats));
+        BOOST_TEST(a.shape == std::vector<std::size_t>{2}, dict);
+        BOOST_TEST(a.values == (std::vector<double>{1.5, -2}), dict);
+    }
+    const auto scalar = read_npy(write_npy("zero_d", "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", little_endian(std::vector<double>{3.25})));
+    BOOST_TEST(scalar.shape.empty());
+    BOOST_TEST(scalar.values == std::vector<double>{3.25});
+    const auto v2 = read_npy(write_npy("v2", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", two_floats, 2));
+    BOOST_TEST(v2.values == (std::vector<double>{1.5, -2}));
+}
+
+// Only regular files: a FIFO would block forever and /dev/zero never ends.
+BOOST_AUTO_TEST_CASE(devices_and_fifos_are_refused_by_name)
+{
+    check_throws_with([] { read_npy("/dev/zero"); }, "not a regular file");
+    const auto fifo = temp_path("fifo");
+    std::filesystem::remove(fifo);
+    BOOST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    check_throws_with([&] { read_npy(fifo); }, "not a regular file");
+    std::filesystem::remove(fifo);
+    check_throws_with([] { read_npy(std::filesystem::temp_directory_path().string()); }, "not a regular file");
+}
+
+// A header that declares a huge shape is checked against the file's size before any allocation:
+// (100000, 100000) float64 would be 80 GB.
+BOOST_AUTO_TEST_CASE(declared_shape_is_checked_against_the_file_size_before_allocating)
+{
+    check_throws_with([] {
+        read_npy(write_npy("huge", "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", little_endian(std::vector<double>{1})));
+    }, "truncated data: shape (100000, 100000) of <f8 needs 80000000000 bytes, the file has 8");
+    check_throws_with([] {
+        read_npy(write_npy("overflow", "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", {}));
+    }, "is too large");
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <xtensor-blas/xlinalg.hpp>
@@ -25,6 +26,7 @@
 #include "qkov/numeric/blas_threads.hpp"
 #include "qkov/numeric/factored_matrix.hpp"
 #include "qkov/numeric/from_matrix.hpp"
+#include "qkov/numeric/large_page_allocator.hpp"
 #include "qkov/numeric/multi_head_attention.hpp"
 #include "qkov/numeric/rope_batch.hpp"
 #include "qkov/numeric/rope_head.hpp"
@@ -597,6 +599,84 @@ BOOST_AUTO_TEST_CASE(tabulated_angles_return_the_provider_values_and_rotate_alik
     BOOST_TEST((k == k1));
     tensor2<double> short_k = random_tensor<double>(3, 8, 40);
     BOOST_CHECK_THROW(rotate_rows(q, short_k, layout, angles), std::invalid_argument);
+}
+
+// Edge sizes of the run-time layer: each once returned a wrong block, wrote out of bounds or
+// handed BLAS an illegal argument.
+BOOST_AUTO_TEST_CASE(allocator_rounding_never_wraps)
+{
+    large_page_allocator<double> allocator;
+    // bytes = SIZE_MAX - 7: rounded up to 2 MiB pages it used to wrap to 0 and return a tiny block.
+    BOOST_CHECK_THROW(static_cast<void>(allocator.allocate(std::numeric_limits<std::size_t>::max() / sizeof(double))), std::bad_alloc);
+}
+
+BOOST_AUTO_TEST_CASE(zero_width_operands_give_zero_scores)
+{
+    const tensor2<double> q = tensor2<double>::from_shape({1, 0}), k = tensor2<double>::from_shape({4, 0});
+    const auto one_row = attention_scores(q, k);  // one query: the gemv path
+    BOOST_TEST(one_row.shape()[0] == 1u);
+    for (double x : one_row) BOOST_TEST(x == 0.0);
+    const tensor2<double> q3 = tensor2<double>::from_shape({3, 0});
+    const auto scores = attention_scores(q3, k);  // the gemm path
+    for (double x : scores) BOOST_TEST(x == 0.0);
+    const auto p = product(q3, k, transposed::yes);
+    BOOST_TEST(p.size() == 12u);
+    for (double x : p) BOOST_TEST(x == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(huge_tables_and_extreme_positions_are_named_errors)
+{
+    const numeric_angles<double, 4> angles{standard_theta<double, 4>(10000)};
+    // count x pairs wrapped to 0 and the constructor wrote into an empty vector.
+    BOOST_CHECK_THROW((tabulated_angles(angles, 0, std::numeric_limits<std::size_t>::max() / 2)), std::length_error);
+    BOOST_CHECK_THROW((tabulated_angles(angles, std::numeric_limits<std::int64_t>::max() - 2, 10)), std::invalid_argument);
+    // A table near the top of the positions answers positions far below it without overflow.
+    const tabulated_angles table(angles, std::numeric_limits<std::int64_t>::max() - 3, 4);
+    const auto far = table.cos_sin(1, std::numeric_limits<std::int64_t>::min());
+    const auto direct = angles.cos_sin(1, std::numeric_limits<std::int64_t>::min());
+    BOOST_TEST(far.first == direct.first);
+    BOOST_TEST(far.second == direct.second);
+    const rope_layout layout = interleaved_layout(8);
+    tensor2<double> rows = random_tensor<double>(3, 8, 41);
+    BOOST_CHECK_THROW(rotate_rows(rows, layout, angles, std::numeric_limits<std::int64_t>::max() - 1), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(factored_matrix_refuses_nan_and_infinite_factors)
+{
+    tensor2<double> a = random_tensor<double>(4, 2, 42), b = random_tensor<double>(2, 4, 43);
+    a(1, 1) = std::numeric_limits<double>::quiet_NaN();
+    try {
+        const factored_matrix<double> m(a, b);
+        BOOST_ERROR("a NaN factor was accepted; its norm is " << m.frobenius_norm());
+    } catch (const std::invalid_argument& e) {
+        BOOST_TEST(std::string(e.what()).find("the left factor A of A B holds NaN at (1, 1)") != std::string::npos, e.what());
+    }
+    a(1, 1) = 0.5;
+    b(0, 3) = -std::numeric_limits<double>::infinity();
+    try {
+        const factored_matrix<double> m(a, b);
+        BOOST_ERROR("an infinite factor was accepted; distance from I " << m.distance_from_identity());
+    } catch (const std::invalid_argument& e) {
+        BOOST_TEST(std::string(e.what()).find("the right factor B of A B holds an infinity at (0, 3)") != std::string::npos, e.what());
+    }
+}
+
+// Guards of different threads overlap in any order: BLAS stays on one thread until the last ends.
+BOOST_AUTO_TEST_CASE(single_threaded_blas_holds_until_the_last_guard_of_any_thread_ends)
+{
+    if (openblas_get_num_threads == nullptr) {
+        BOOST_TEST_MESSAGE("not OpenBLAS: the guard does nothing");
+        return;
+    }
+    openblas_set_num_threads(2);
+    auto first = std::make_unique<single_threaded_blas>();
+    std::unique_ptr<single_threaded_blas> second;
+    std::thread other([&] { second = std::make_unique<single_threaded_blas>(); });
+    other.join();
+    first.reset();  // the first guard ends while the other thread's is alive
+    BOOST_TEST(openblas_get_num_threads() == 1);
+    std::thread([&] { second.reset(); }).join();
+    BOOST_TEST(openblas_get_num_threads() == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

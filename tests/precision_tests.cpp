@@ -111,6 +111,33 @@ BOOST_AUTO_TEST_CASE(B2_B3_absorption_validation)
     BOOST_TEST(r64.rope.max_residual > 1e20 * r.rope.bound);
 }
 
+// A residual that saw a NaN, or saw nothing, has not passed.
+BOOST_AUTO_TEST_CASE(nan_residuals_and_empty_checks_fail)
+{
+    qkov::precision::residual r;
+    r.bound = 1;
+    BOOST_TEST(!r.within_bound());  // no samples
+    r.record(0.5);
+    BOOST_TEST(r.within_bound());
+    r.record(std::nan(""));
+    r.record(0.25);  // a later finite value does not wash the NaN out
+    BOOST_TEST(std::isnan(r.max_residual));
+    BOOST_TEST(!r.within_bound());
+    BOOST_TEST(r.samples == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(rope_residuals_refuse_bad_parameters)
+{
+    for (double base : {std::nan(""), 0.0, -5.0, 1.0, double(INFINITY)})
+        BOOST_CHECK_THROW((rotation_group_residual<double, 8>(base, 100, 2, 1)), std::invalid_argument);
+    BOOST_CHECK_THROW((relative_position_residual<double, 8, 16>(std::nan(""), 100, 2, 1)), std::invalid_argument);
+    BOOST_CHECK_THROW((previous_token_profile_residual<double, 8>(-5, 1.0, 100, 2, 1)), std::invalid_argument);
+    BOOST_CHECK_THROW((previous_token_profile_residual<double, 8>(10000, std::nan(""), 100, 2, 1)), std::invalid_argument);
+    BOOST_CHECK_THROW((previous_token_gap_residual<double, 8>(0, 1.0, 4, 100, 2, 1)), std::invalid_argument);
+    BOOST_CHECK_THROW((rotation_group_residual<double, 8>(10000, 100, 0, 1)), std::invalid_argument);  // no samples
+    BOOST_CHECK_THROW((rotation_group_residual<double, 8>(10000, 0, 2, 1)), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(condition_estimate_of_a_diagonal_matrix)
 {
     // diag(1, 4, 100): kappa = 100.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qkov/precision/rope_audit.hpp"
@@ -45,6 +46,22 @@ audit_settings small_settings(std::int64_t max_position)
 }
 
 constexpr rope_layout half64{64, 64, rope_pairing::rotate_half};
+
+/// x with entries 0.25 + (i mod 7) / 8, and the rows y_p = R_p x (rotate_half, d = 64, base
+/// 10000) for p < positions, computed here in long double.
+std::pair<std::vector<double>, std::vector<double>> rotated_test_vectors(std::size_t positions)
+{
+    std::vector<double> x(64), y(positions * 64);
+    for (std::size_t i = 0; i < 64; ++i) x[i] = 0.25 + static_cast<double>(i % 7) / 8;
+    for (std::size_t p = 0; p < positions; ++p)
+        for (std::size_t l = 0; l < 32; ++l) {
+            const long double a = static_cast<long double>(p) * std::pow(10000.0L, -static_cast<long double>(2 * l) / 64);
+            const long double xi = x[l], xj = x[l + 32];
+            y[p * 64 + l] = static_cast<double>(std::cos(a) * xi - std::sin(a) * xj);
+            y[p * 64 + l + 32] = static_cast<double>(std::sin(a) * xi + std::cos(a) * xj);
+        }
+    return {x, y};
+}
 
 /// A float64 .npy of the given shape and values (C order).
 std::string write_f8(const std::string& name, const std::string& shape, const std::vector<double>& values)
@@ -204,17 +221,7 @@ BOOST_AUTO_TEST_CASE(dtype_names)
 
 BOOST_AUTO_TEST_CASE(user_rotated_vectors)
 {
-    // y_p = R_p x for the rotate_half layout of d = 64, computed here in long double.
-    const std::size_t positions = 301;
-    std::vector<double> x(64), y(positions * 64);
-    for (std::size_t i = 0; i < 64; ++i) x[i] = 0.25 + static_cast<double>(i % 7) / 8;
-    for (std::size_t p = 0; p < positions; ++p)
-        for (std::size_t l = 0; l < 32; ++l) {
-            const long double a = static_cast<long double>(p) * std::pow(10000.0L, -static_cast<long double>(2 * l) / 64);
-            const long double xi = x[l], xj = x[l + 32];
-            y[p * 64 + l] = static_cast<double>(std::cos(a) * xi - std::sin(a) * xj);
-            y[p * 64 + l + 32] = static_cast<double>(std::sin(a) * xi + std::cos(a) * xj);
-        }
+    const auto [x, y] = rotated_test_vectors(301);
     const auto rotated = io::read_npy(write_f8("rotated", "(301, 64)", y));
     const auto input = io::read_npy(write_f8("input", "(64,)", x));
     auto s = small_settings(300);
@@ -244,6 +251,30 @@ BOOST_AUTO_TEST_CASE(user_rotated_vectors)
     BOOST_CHECK_THROW(run_rope_audit<half64>(s, {.rotated = &rotated}), std::invalid_argument);
 }
 
+// The recovery's own arithmetic neither underflows nor overflows: the same rotation of vectors
+// scaled by 2^-535 (about 1e-161) or 2^531 (about 1e160) is recovered as well as at scale 1
+// (before, x_i^2 + x_j^2 underflowed to subnormals, errors about 1.2, or overflowed to inf).
+BOOST_AUTO_TEST_CASE(rotated_vectors_of_tiny_and_huge_scale)
+{
+    const auto [x, y] = rotated_test_vectors(11);
+    auto s = small_settings(10);
+    s.dtypes = {};
+    double errors[3] = {};
+    int k = 0;
+    for (int exponent : {0, -535, 531}) {
+        std::vector<double> xs = x, ys = y;
+        for (auto& v : xs) v = std::ldexp(v, exponent);
+        for (auto& v : ys) v = std::ldexp(v, exponent);
+        const auto rotated = io::read_npy(write_f8("scaled_rotated", "(11, 64)", ys));
+        const auto input = io::read_npy(write_f8("scaled_input", "(64,)", xs));
+        const auto r = run_rope_audit<half64>(s, {.rotated = &rotated, .unrotated = &input});
+        errors[k++] = worst(line_named(r, "rotated float64"), &bucket_errors::cos_sin_abs);
+    }
+    BOOST_TEST(errors[0] < 1e-14);
+    BOOST_TEST(errors[1] == errors[0]);  // scaling by powers of two changes no rounding
+    BOOST_TEST(errors[2] == errors[0]);
+}
+
 BOOST_AUTO_TEST_CASE(fp16_positions_overflow_above_65504)
 {
     // fp16(65520) is infinite, so an angle computed from an fp16 position there is infinite and
@@ -258,4 +289,45 @@ BOOST_AUTO_TEST_CASE(fp16_positions_overflow_above_65504)
     BOOST_TEST(std::isinf(all_fp16.buckets.back().cos_sin_rel));
     BOOST_TEST(std::isinf(all_fp16.buckets.back().score_abs));
     BOOST_TEST(std::isfinite(line_named(r, "fp16, fp32 angles").buckets.back().cos_sin_abs));
+}
+
+// Decade buckets up to the largest position: the decade bound stops at max_position instead of
+// overflowing (signed overflow before, caught by UBSan).
+BOOST_AUTO_TEST_CASE(buckets_reach_the_largest_position_without_overflow)
+{
+    const auto buckets = position_buckets(INT64_MAX);
+    BOOST_TEST(buckets.size() == 19u);  // [0, 9], [10, 99], ..., [10^18, 2^63 - 1]
+    BOOST_TEST(buckets.back().first == 1'000'000'000'000'000'000);
+    BOOST_TEST(buckets.back().last == INT64_MAX);
+}
+
+// Settings the audit cannot honour are refused by name before any work, and its size is known
+// up front: the default run is well under a minute, --max-pos 1e8 with a full head scan is hours.
+BOOST_AUTO_TEST_CASE(audit_settings_are_checked_and_sized_up_front)
+{
+    auto refused = [](auto change, const std::string& fragment) {
+        auto s = small_settings(100);
+        change(s);
+        try {
+            audit_rope(s);
+            BOOST_ERROR("accepted; expected a refusal naming " + fragment);
+        } catch (const std::invalid_argument& e) {
+            BOOST_TEST(std::string(e.what()).find(fragment) != std::string::npos, e.what());
+        }
+    };
+    refused([](audit_settings& s) { s.alpha = std::nan(""); }, "--alpha must be positive, finite and at most 1e6");
+    refused([](audit_settings& s) { s.alpha = 1e300; }, "--alpha");
+    refused([](audit_settings& s) { s.position_scale = 1e-300; }, "--position-scale must be finite and in [1e-3, 1e6]");
+    refused([](audit_settings& s) { s.base = std::nan(""); }, "--base");
+    refused([](audit_settings& s) { s.window = 100'000'000; }, "--window must be in 1..4096");
+    refused([](audit_settings& s) { s.samples_per_bucket = 1'000'000'000; }, "--samples must be in 2..100000");
+    refused([](audit_settings& s) { s.head_scan_limit = -5; }, "--head-scan");
+    refused([](audit_settings& s) { s.max_position = 1'000'000'000; }, "--max-pos must be in 1..100000000");
+
+    audit_settings defaults;
+    BOOST_TEST(audit_seconds_estimate(defaults) < 120);
+    defaults.max_position = 100'000'000;
+    BOOST_TEST(audit_seconds_estimate(defaults) > 3600);
+    defaults.head_scan_limit = 1000;
+    BOOST_TEST(audit_seconds_estimate(defaults) < 120);
 }

@@ -13,9 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "qkov/io/atomic_file.hpp"
 #include "qkov/io/npy.hpp"
 #include "qkov/precision/rope_audit.hpp"
 #include "qkov/report/line_plot.hpp"
+
+#include "number_options.hpp"
 
 namespace qkov::app {
 namespace {
@@ -105,7 +108,7 @@ nlohmann::json to_json(const precision::audit_report& r)
 
 /// One series per line: the max |cos/sin error| over quarter-decade bins of the sampled
 /// positions. Bins whose error is 0 (exact) or not finite cannot sit on a log axis and are left out.
-void write_figure(const precision::audit_report& r, const std::string& path)
+void write_figure(const precision::audit_report& r, const std::filesystem::path& path)
 {
     report::line_plot plot({.title = "RoPE cos/sin error against the 100-digit reference (d = " + std::to_string(r.settings.d) +
                                      ", base " + std::to_string(static_cast<long long>(r.settings.base)) + ")",
@@ -149,19 +152,26 @@ int run(audit_options o)
     if (!o.npy_rotated.empty()) inputs.rotated = &rotated.emplace(io::read_npy(o.npy_rotated, {.uint16_is_bf16 = o.npy_bf16}));
     if (!o.npy_input.empty()) inputs.unrotated = &unrotated.emplace(io::read_npy(o.npy_input, {.uint16_is_bf16 = o.npy_bf16}));
 
+    // The size of the run is known before it starts: say how long it may take, then show progress.
+    const double estimate = precision::audit_seconds_estimate(s, inputs);
+    if (estimate > 30)
+        std::cerr << "audit-rope: this run may take up to " << static_cast<long long>(estimate / 60 + 1)
+                  << " min (--max-pos, --head-scan, --samples and --window set its size)\n";
+    if (estimate > 10)
+        s.progress = [](std::size_t k, std::size_t n, const std::string& label) {
+            std::cerr << "audit-rope: [" << k << "/" << n << "] " << label << "\n";
+        };
     const auto report = precision::audit_rope(s, inputs);
     print_report(std::cout, report);
     for (const auto* path : {&o.json, &o.figure})
         if (!path->empty() && std::filesystem::path(*path).has_parent_path())
             std::filesystem::create_directories(std::filesystem::path(*path).parent_path());
     if (!o.json.empty()) {
-        std::ofstream out(o.json);
-        if (!out) throw std::runtime_error("cannot write " + o.json);
-        out << to_json(report).dump(1) << "\n";
+        io::write_file_atomically(o.json, to_json(report).dump(1) + "\n");
         std::cout << "\nwrote " << o.json << "\n";
     }
     if (!o.figure.empty()) {
-        write_figure(report, o.figure);
+        io::write_file_atomically_with(o.figure, [&](const std::filesystem::path& temporary) { write_figure(report, temporary); });
         std::cout << "wrote " << o.figure << "\n";
     }
     return 0;
@@ -173,10 +183,12 @@ subcommand add_audit_rope(CLI::App& app)
 {
     auto o = std::make_shared<audit_options>();
     auto* c = app.add_subcommand("audit-rope", "RoPE precision audit: fp32/bf16/fp16 recipes or a .npy cos/sin table against a 100-digit reference");
-    c->add_option("--d", o->settings.d, "Head width (64, 128 or 256)")->capture_default_str();
-    c->add_option("--base", o->settings.base, "RoPE base (theta)")->capture_default_str();
+    using limits = precision::audit_limits;
+    c->add_option("--d", o->settings.d, "Head width (64, 128 or 256)")->check(integer_in(1, 256))->capture_default_str();
+    c->add_option("--base", o->settings.base, "RoPE base (theta)")
+        ->check(finite_in(limits::min_base, limits::max_base, true))->capture_default_str();
     c->add_option("--dtype", o->dtypes, "Dtypes to audit: fp32, bf16, fp16 (comma-separated)")->delimiter(',')->capture_default_str();
-    c->add_option("--max-pos", o->settings.max_position, "Largest position")->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}))->capture_default_str();
+    c->add_option("--max-pos", o->settings.max_position, "Largest position")->check(integer_in(1, limits::max_position))->capture_default_str();
     c->add_option("--npy", o->npy, "A cos/sin table to audit: shape (2, positions, rotary_dim/2) or (2, positions, rotary_dim)")
         ->check(CLI::ExistingFile);
     auto* rotated = c->add_option("--npy-rotated", o->npy_rotated, "Rotated vectors R_p x to audit: shape (positions, d)")
@@ -185,14 +197,19 @@ subcommand add_audit_rope(CLI::App& app)
     rotated->needs(input);
     input->needs(rotated);
     c->add_flag("--npy-bf16", o->npy_bf16, "The .npy files hold bfloat16 bit patterns as uint16 ('<u2')");
-    c->add_option("--rotary-dim", o->rotary_dim, "Rotated coordinates (d, d/2 or d/4; default d)");
+    c->add_option("--rotary-dim", o->rotary_dim, "Rotated coordinates (d, d/2 or d/4; default d)")->check(integer_in(0, 256));
     c->add_option("--pairing", o->pairing, "interleaved (2l, 2l+1) or rotate_half (l, l + rotary_dim/2)")
         ->check(CLI::IsMember({"interleaved", "rotate_half"}))->capture_default_str();
-    c->add_option("--position-scale", o->settings.position_scale, "Linear position interpolation factor")->capture_default_str();
-    c->add_option("--samples", o->settings.samples_per_bucket, "Positions sampled per decade")->capture_default_str();
-    c->add_option("--alpha", o->settings.alpha, "The previous-token head's alpha")->capture_default_str();
-    c->add_option("--window", o->settings.window, "Keys n-window..n+1 compete with the previous token")->capture_default_str();
-    c->add_option("--head-scan", o->settings.head_scan_limit, "Last query position of the head scan (0: --max-pos)")->capture_default_str();
+    c->add_option("--position-scale", o->settings.position_scale, "Linear position interpolation factor")
+        ->check(finite_in(limits::min_position_scale, limits::max_position_scale))->capture_default_str();
+    c->add_option("--samples", o->settings.samples_per_bucket, "Positions sampled per decade")
+        ->check(integer_in(2, limits::max_samples))->capture_default_str();
+    c->add_option("--alpha", o->settings.alpha, "The previous-token head's alpha")
+        ->check(finite_in(0, limits::max_alpha, true))->capture_default_str();
+    c->add_option("--window", o->settings.window, "Keys n-window..n+1 compete with the previous token")
+        ->check(integer_in(1, limits::max_window))->capture_default_str();
+    c->add_option("--head-scan", o->settings.head_scan_limit, "Last query position of the head scan (0: --max-pos)")
+        ->check(integer_in(0, limits::max_position))->capture_default_str();
     c->add_option("--json", o->json, "JSON output ('' for none)")->capture_default_str();
     c->add_option("--figure", o->figure, "PNG figure ('' for none)")->capture_default_str();
     return {c, [o] { return run(*o); }};

@@ -1,12 +1,14 @@
 #include "claims_summary.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ostream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace fs = std::filesystem;
 
@@ -29,12 +31,79 @@ std::string trim(std::string s)
     return first == std::string::npos ? std::string{} : s.substr(first, last - first + 1);
 }
 
+// The text is scanned by hand, not with std::regex: libstdc++'s regex recurses once per character
+// a repetition matches, so one long line (a 50 KB comment) overflows the stack.
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// A claim id ([RTBK] and digits) at the start of `s`: its length, or 0.
+std::size_t id_length(std::string_view s)
+{
+    if (s.empty() || std::string_view("RTBK").find(s[0]) == std::string_view::npos) return 0;
+    std::size_t n = 1;
+    while (n < s.size() && is_digit(s[n])) ++n;
+    return n > 1 ? n : 0;
+}
+
 std::string id_of(const fs::path& file)
 {
-    static const std::regex id_prefix(R"(^([RTBK][0-9]+)_)");
-    std::smatch m;
     const std::string name = file.filename().string();
-    return std::regex_search(name, m, id_prefix) ? m[1].str() : std::string{};
+    const std::size_t n = id_length(name);
+    return n > 0 && n < name.size() && name[n] == '_' ? name.substr(0, n) : std::string{};
+}
+
+/// The rest of the line after the first occurrence of `marker`, or nothing.
+std::optional<std::string_view> line_after(std::string_view text, std::string_view marker, std::size_t from = 0)
+{
+    const auto at = text.find(marker, from);
+    if (at == std::string_view::npos) return std::nullopt;
+    const auto start = at + marker.size();
+    const auto end = text.find('\n', start);
+    return text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+
+/// "// Claim R8: title" gives "title"; "// Claim R8 (certified part): title" gives "(certified part) title".
+std::string claim_title(std::string_view text, const std::string& id)
+{
+    const std::string marker = "// Claim " + id;
+    for (auto at = text.find(marker); at != std::string_view::npos; at = text.find(marker, at + 1)) {
+        std::string_view rest = *line_after(text, marker, at);
+        if (rest.starts_with(": ")) return std::string(rest.substr(2));
+        if (rest.starts_with(" (")) {
+            const auto close = rest.find(')');
+            if (close != std::string_view::npos && rest.substr(close + 1).starts_with(": "))
+                return std::string(rest.substr(1, close)) + " " + std::string(rest.substr(close + 3));
+        }
+    }
+    return {};
+}
+
+/// Occurrences of the word static_assert followed (after blanks) by '('.
+int count_static_asserts(std::string_view text)
+{
+    static constexpr std::string_view word = "static_assert";
+    int count = 0;
+    for (auto at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+        const bool starts_word = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+        const auto next = text.find_first_not_of(" \t\r\n", at + word.size());
+        if (starts_word && next != std::string_view::npos && text[next] == '(') ++count;
+    }
+    return count;
+}
+
+/// A catalogue row "| ID | claim ... | checks |": the id, the middle cells and the last cell.
+std::optional<catalogued_claim> parse_row(const std::string& raw)
+{
+    const std::string line = trim(raw);
+    if (line.size() < 2 || line.front() != '|' || line.back() != '|') return std::nullopt;
+    const auto first_bar = line.find('|', 1);
+    if (first_bar == std::string::npos) return std::nullopt;
+    const std::string id = trim(line.substr(1, first_bar - 1));
+    if (id_length(id) != id.size()) return std::nullopt;
+    const auto last_open = line.rfind('|', line.size() - 2);
+    if (last_open == std::string::npos || last_open <= first_bar) return std::nullopt;
+    return catalogued_claim{id, trim(line.substr(first_bar + 1, last_open - first_bar - 1)),
+                            trim(line.substr(last_open + 1, line.size() - last_open - 2))};
 }
 
 // The newest modification time among the headers a proof may include.
@@ -63,12 +132,9 @@ bool proved_by_build(const fs::path& source, const fs::path& build_dir, fs::file
 std::vector<catalogued_claim> read_catalogue(const fs::path& claims_md)
 {
     std::istringstream in(read_text(claims_md));
-    static const std::regex row(R"(^\|\s*([RTBK][0-9]+)\s*\|(.*)\|([^|]*)\|\s*$)");
     std::vector<catalogued_claim> claims;
-    for (std::string line; std::getline(in, line);) {
-        std::smatch m;
-        if (std::regex_match(line, m, row)) claims.push_back({m[1].str(), trim(m[2].str()), trim(m[3].str())});
-    }
+    for (std::string line; std::getline(in, line);)
+        if (auto claim = parse_row(line)) claims.push_back(std::move(*claim));
     if (claims.empty()) throw std::runtime_error(claims_md.string() + " has no claim rows (| ID | claim | checks |)");
     return claims;
 }
@@ -85,13 +151,10 @@ std::vector<proof_file> read_proofs(const fs::path& proofs_dir, const fs::path& 
         p.id = id_of(p.path);
         if (p.id.empty()) continue;
         const std::string text = read_text(p.path);
-        std::smatch m;
         // "// Claim R8: ..." or, for one part of a claim, "// Claim R8 (certified part): ...".
-        if (std::regex_search(text, m, std::regex("// Claim " + p.id + R"(( \([^)]*\))?: ([^\n]*))")))
-            p.title = m[1].length() > 0 ? m[1].str().substr(1) + " " + m[2].str() : m[2].str();
-        if (std::regex_search(text, m, std::regex(R"(// Kind: ([^\n]*))"))) p.kind = m[1].str();
-        const std::regex assertion(R"(\bstatic_assert\s*\()");
-        p.static_asserts = static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), assertion), std::sregex_iterator()));
+        p.title = claim_title(text, p.id);
+        if (const auto kind = line_after(text, "// Kind: ")) p.kind = std::string(*kind);
+        p.static_asserts = count_static_asserts(text);
         const fs::path false_dir = proofs_dir / "false";
         if (fs::is_directory(false_dir))
             for (const auto& twin : fs::directory_iterator(false_dir))

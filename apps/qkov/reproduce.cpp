@@ -2,12 +2,13 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "qkov/io/atomic_file.hpp"
 #include "experiments/copy_head_experiment.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/induction_head_experiment.hpp"
@@ -42,6 +43,7 @@ int reproduce(const reproduce_options& options)
 {
     const experiments::experiment_settings settings{options.out_dir, options.small ? experiments::experiment_size::small
                                                                                     : experiments::experiment_size::full};
+    if (options.out_dir.empty()) throw std::invalid_argument("reproduce --out: the output directory name is empty");
     std::filesystem::create_directories(options.out_dir);
     const auto& list = all_experiments();
     std::string sections;
@@ -59,14 +61,14 @@ int reproduce(const reproduce_options& options)
         sections += result.markdown();
     }
     const auto index = options.out_dir / "index.md";
-    std::ofstream out(index);
-    if (!out) throw std::runtime_error("cannot write " + index.string());
+    std::ostringstream out;
     out << "# qkov: the seed experiments\n\n"
         << "Written by `qkov reproduce --out " << options.out_dir.string() << (options.small ? " --small" : "")
         << "`; each section also names the example that regenerates it alone. The numbers behind every table and "
            "figure are in the JSON file next to it. Comparisons marked *validation* are floating-point agreements within "
            "a tolerance, not proofs.\n\n"
         << sections;
+    io::write_file_atomically(index, out.str());
     std::printf("wrote %s (%zu experiments, %d with failed facts)\n", index.string().c_str(), list.size(), failures);
     return failures;
 }

@@ -5,13 +5,14 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "qkov/io/atomic_file.hpp"
 
 namespace qkov::experiments {
 
@@ -111,7 +112,7 @@ struct experiment_result {
     void add_figure(const Figure& figure, const std::filesystem::path& out_dir, const std::string& file_name)
     {
         std::filesystem::create_directories(out_dir);
-        figure.save(out_dir / file_name);
+        io::write_file_atomically_with(out_dir / file_name, [&](const std::filesystem::path& temporary) { figure.save(temporary); });
         figures.push_back(file_name);
     }
 
@@ -120,13 +121,11 @@ struct experiment_result {
     {
         std::filesystem::create_directories(out_dir);
         const auto path = out_dir / (file_stem + ".json");
-        std::ofstream out(path);
-        if (!out) throw std::runtime_error("qkov: cannot write " + path.string());
         nlohmann::json j = numbers;
         j["id"] = id;
         j["command"] = command;
         j["failed_facts"] = failed_facts;
-        out << j.dump(1) << '\n';
+        io::write_file_atomically(path, j.dump(1) + '\n');
     }
 
     /// The terminal view: title, findings, aligned tables, figure paths, verdict.

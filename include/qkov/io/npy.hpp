@@ -14,13 +14,16 @@
 #include <cstdint>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <system_error>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "qkov/io/npy_header.hpp"
 #include "qkov/scalar/narrow_float.hpp"
 
 namespace qkov::io {
@@ -50,40 +53,6 @@ struct npy_array {
 
 namespace detail {
 
-/// The text after `'key':` in the header dictionary, with leading spaces skipped.
-inline std::string npy_header_value(const std::string& path, const std::string& header, const std::string& key)
-{
-    const std::string quoted = "'" + key + "'";
-    const auto at = header.find(quoted);
-    if (at == std::string::npos) throw npy_error(path, "malformed header: no '" + key + "' key in " + header);
-    auto colon = header.find_first_not_of(' ', at + quoted.size());
-    if (colon == std::string::npos || header[colon] != ':') throw npy_error(path, "malformed header: no ':' after '" + key + "'");
-    const auto value = header.find_first_not_of(' ', colon + 1);
-    if (value == std::string::npos) throw npy_error(path, "malformed header: no value for '" + key + "'");
-    return header.substr(value);
-}
-
-inline std::vector<std::size_t> npy_parse_shape(const std::string& path, const std::string& text)
-{
-    if (text.empty() || text[0] != '(') throw npy_error(path, "malformed header: 'shape' is not a tuple");
-    const auto close = text.find(')');
-    if (close == std::string::npos) throw npy_error(path, "malformed header: 'shape' tuple is not closed");
-    std::vector<std::size_t> shape;
-    std::size_t k = 1;
-    while (k < close) {
-        while (k < close && (text[k] == ' ' || text[k] == ',')) ++k;
-        if (k == close) break;
-        if (text[k] < '0' || text[k] > '9') throw npy_error(path, "malformed header: 'shape' holds a non-integer: " + text.substr(0, close + 1));
-        std::size_t n = 0;
-        while (k < close && text[k] >= '0' && text[k] <= '9') {
-            if (n > (SIZE_MAX - 9) / 10) throw npy_error(path, "malformed header: a dimension in 'shape' is too large");
-            n = n * 10 + static_cast<std::size_t>(text[k++] - '0');
-        }
-        shape.push_back(n);
-    }
-    return shape;
-}
-
 inline std::uint32_t npy_little_endian(const unsigned char* p, std::size_t bytes)
 {
     std::uint32_t v = 0;
@@ -93,37 +62,57 @@ inline std::uint32_t npy_little_endian(const unsigned char* p, std::size_t bytes
 
 } // namespace detail
 
-/// Reads a whole .npy file. Throws npy_error on anything it cannot read faithfully.
+/// Reads a whole .npy file. Throws npy_error on anything it cannot read faithfully. Only regular
+/// files are read (a FIFO would block, /dev/zero never ends), the header is parsed before any data
+/// is read, and the data section must be exactly as long as the header's shape says, checked
+/// against the file's size before anything is allocated.
 inline npy_array read_npy(const std::string& path, const npy_options& options = {})
 {
+    std::error_code status_error;
+    const auto status = std::filesystem::status(path, status_error);
+    if (status.type() == std::filesystem::file_type::not_found) throw npy_error(path, "cannot open the file: no such file");
+    if (status_error) throw npy_error(path, "cannot open the file: " + status_error.message());
+    if (status.type() != std::filesystem::file_type::regular)
+        throw npy_error(path, "not a regular file (a device, FIFO or directory cannot be read as .npy)");
+    const std::uintmax_t file_bytes = std::filesystem::file_size(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw npy_error(path, "cannot open the file");
-    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto read_exactly = [&](unsigned char* out, std::size_t n, const char* what) {
+        in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n));
+        if (static_cast<std::size_t>(in.gcount()) != n) throw npy_error(path, std::string("truncated ") + what);
+    };
 
     static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), magic, sizeof magic) != 0)
+    unsigned char preamble[8] = {};
+    in.read(reinterpret_cast<char*>(preamble), sizeof preamble);
+    if (in.gcount() != sizeof preamble || std::memcmp(preamble, magic, sizeof magic) != 0)
         throw npy_error(path, "not a .npy file (the magic string \\x93NUMPY is missing)");
-    const unsigned major = bytes[6];
-    if (major < 1 || major > 3) throw npy_error(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(bytes[7]));
+    const unsigned major = preamble[6], minor = preamble[7];
+    if (major < 1 || major > 3 || minor != 0)
+        throw npy_error(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                                  " (numpy writes 1.0, 2.0 and 3.0)");
     const std::size_t length_bytes = major == 1 ? 2 : 4;
-    if (bytes.size() < 8 + length_bytes) throw npy_error(path, "truncated header");
-    const std::size_t header_length = detail::npy_little_endian(bytes.data() + 8, length_bytes);
+    unsigned char length[4] = {};
+    read_exactly(length, length_bytes, "header");
+    const std::size_t header_length = detail::npy_little_endian(length, length_bytes);
+    // numpy refuses headers above 10000 bytes by default (max_header_size); so does this reader.
+    if (header_length > 10000) throw npy_error(path, "the header declares " + std::to_string(header_length) + " bytes (at most 10000)");
     const std::size_t data_offset = 8 + length_bytes + header_length;
-    if (bytes.size() < data_offset)
+    if (file_bytes < data_offset)
         throw npy_error(path, "truncated header: it declares " + std::to_string(header_length) + " bytes, the file has " +
-                                  std::to_string(bytes.size() - 8 - length_bytes));
-    const std::string header(bytes.begin() + static_cast<std::ptrdiff_t>(8 + length_bytes),
-                             bytes.begin() + static_cast<std::ptrdiff_t>(data_offset));
-    if (header.find('{') == std::string::npos || header.find('}') == std::string::npos)
-        throw npy_error(path, "malformed header: not a dictionary: " + header);
+                                  std::to_string(file_bytes - std::min<std::uintmax_t>(file_bytes, 8 + length_bytes)));
+    std::string header(header_length, '\0');
+    read_exactly(reinterpret_cast<unsigned char*>(header.data()), header_length, "header");
 
+    npy_header parsed;
+    try {
+        parsed = parse_npy_header(header);
+    } catch (const std::runtime_error& e) {
+        throw npy_error(path, e.what());
+    }
     npy_array array;
     array.path = path;
-    // descr
-    const std::string descr_text = detail::npy_header_value(path, header, "descr");
-    if (descr_text.empty() || descr_text[0] != '\'' || descr_text.find('\'', 1) == std::string::npos)
-        throw npy_error(path, "malformed header: 'descr' is not a string (structured dtypes are not supported)");
-    const std::string descr = descr_text.substr(1, descr_text.find('\'', 1) - 1);
+    const std::string& descr = parsed.descr;
     std::size_t item_size = 0;
     if (descr == "<f2") array.dtype = "float16", item_size = 2;
     else if (descr == "<f4") array.dtype = "float32", item_size = 4;
@@ -133,26 +122,24 @@ inline npy_array read_npy(const std::string& path, const npy_options& options = 
         throw npy_error(path, "dtype '<u2' (uint16): if it holds bfloat16 bit patterns, say so (bf16 option); integers are not supported");
     else
         throw npy_error(path, "unsupported dtype '" + descr + "': expected '<f2', '<f4', '<f8' (little-endian floats) or '<u2' as bfloat16");
-    // fortran_order
-    const std::string order_text = detail::npy_header_value(path, header, "fortran_order");
-    bool fortran_order = false;
-    if (order_text.rfind("True", 0) == 0) fortran_order = true;
-    else if (order_text.rfind("False", 0) != 0) throw npy_error(path, "malformed header: 'fortran_order' is neither True nor False");
-    // shape
-    array.shape = detail::npy_parse_shape(path, detail::npy_header_value(path, header, "shape"));
+    const bool fortran_order = parsed.fortran_order;
+    array.shape = parsed.shape;
     std::size_t count = 1;
     for (std::size_t n : array.shape) {
         if (n != 0 && count > SIZE_MAX / n / item_size) throw npy_error(path, "shape " + array.shape_string() + " is too large");
         count *= n;
     }
-    const std::size_t data_bytes = bytes.size() - data_offset;
+    const std::uintmax_t data_bytes = file_bytes - data_offset;
     if (data_bytes != count * item_size)
         throw npy_error(path, std::string(data_bytes < count * item_size ? "truncated data" : "unexpected bytes after the data") +
                                   ": shape " + array.shape_string() + " of " + descr + " needs " + std::to_string(count * item_size) +
                                   " bytes, the file has " + std::to_string(data_bytes));
+    // The size is now the file's own: allocating it is bounded by what is on disk.
+    std::vector<unsigned char> bytes(count * item_size);
+    read_exactly(bytes.data(), bytes.size(), "data (the file changed while it was read)");
 
     array.values.resize(count);
-    const unsigned char* data = bytes.data() + data_offset;
+    const unsigned char* data = bytes.data();
     for (std::size_t k = 0; k < count; ++k) {
         const unsigned char* p = data + k * item_size;
         double v = 0;

@@ -39,11 +39,11 @@ tensor2<T> attention_scores(const tensor2<T>& queries, const tensor2<T>& keys, T
     require_score_operands(queries, keys, mask);
     const std::size_t n_q = queries.shape()[0], n_k = keys.shape()[0];
     if (mask == masking::none) {
-        tensor2<T> scores = tensor2<T>::from_shape({n_q, n_k});
+        tensor2<T> scores = allocate_result<T>(n_q, n_k, "the score matrix");
         gemm_block(queries, 0, n_q, keys, transposed::yes, 0, n_k, scale, scores, 0, 0);
         return scores;
     }
-    tensor2<T> scores = tensor2<T>::from_shape({n_q, n_k});
+    tensor2<T> scores = allocate_result<T>(n_q, n_k, "the score matrix");
     for (std::size_t row = 0; row < n_q; row += causal_block_rows) {
         const std::size_t rows = std::min(causal_block_rows, n_q - row), visible = row + rows;
         gemm_block(queries, row, rows, keys, transposed::yes, 0, visible, scale, scores, row, 0);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 #include <xtensor-blas/xblas.hpp>
@@ -40,6 +41,10 @@ void gemm_block(const tensor2<T>& a, std::size_t a_row, std::size_t m, const ten
     require_shape(b_col + n <= (bt ? b.shape()[0] : b.shape()[1]), "the right factor of a product", b, "too small for the block");
     require_shape(c_row + m <= c.shape()[0] && c_col + n <= c.shape()[1], "the product", c, "too small for the block");
     if (m == 0 || n == 0) return;
+    if (k == 0) {  // an empty sum: BLAS would be handed a zero leading dimension, which it refuses, leaving C unwritten
+        for (std::size_t i = 0; i < m; ++i) std::fill_n(c.data() + (c_row + i) * c.shape()[1] + c_col, n, T(0));
+        return;
+    }
     using index = xt::blas_index_t;
     const T* b_start = bt ? b.data() + b_col * b.shape()[1] : b.data() + b_col;
     if (m == 1) {  // one row: a matrix-vector product, which BLAS does without gemm's packing and threading set-up
@@ -57,6 +62,16 @@ void gemm_block(const tensor2<T>& a, std::size_t a_row, std::size_t m, const ten
                          static_cast<index>(c.shape()[1]));
 }
 
+/// An uninitialised rows x cols result; a shape whose size overflows is a named error, not a wrapped allocation.
+template <class T>
+tensor2<T> allocate_result(std::size_t rows, std::size_t cols, const char* what)
+{
+    if (cols != 0 && rows > std::size_t(-1) / sizeof(T) / cols)
+        throw std::length_error(std::string("qkov: ") + what + " would have " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                " entries, more than memory can address");
+    return tensor2<T>::from_shape({rows, cols});
+}
+
 /// Fewest rows of A per thread in product(): below this a product is not worth splitting.
 inline constexpr std::size_t product_rows_per_thread = 64;
 
@@ -68,7 +83,7 @@ tensor2<T> product(const tensor2<T>& a, const tensor2<T>& b, transposed b_transp
 {
     const bool bt = b_transposed == transposed::yes;
     const std::size_t m = a.shape()[0], n = bt ? b.shape()[0] : b.shape()[1];
-    tensor2<T> c = tensor2<T>::from_shape({m, n});
+    tensor2<T> c = allocate_result<T>(m, n, "the product");
     const std::size_t blocks = std::clamp<std::size_t>(m / product_rows_per_thread, 1, worker_count());
     const std::size_t rows_per_block = (m + blocks - 1) / blocks;
     for_each_block(blocks, [&](std::size_t block) {

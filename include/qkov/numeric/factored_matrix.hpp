@@ -31,6 +31,9 @@ public:
         require_shape(b_.shape()[0] == a_.shape()[1], "the right factor B of A B", b_,
                       "its rows must equal the columns of the left factor A " + shape_text(a_));
         require_shape(a_.shape()[1] > 0, "the left factor A of A B", a_, "it needs at least one column (rank r >= 1)");
+        // A NaN or infinity gives a norm of 0 and garbage singular values, never an error: refuse it here.
+        require_finite(a_, "the left factor A");
+        require_finite(b_, "the right factor B");
     }
 
     [[nodiscard]] std::size_t rows() const { return a_.shape()[0]; }
@@ -79,6 +82,15 @@ public:
     [[nodiscard]] tensor2<T> dense() const { return product(a_, b_); }
 
 private:
+    static void require_finite(const tensor2<T>& factor, const char* what)
+    {
+        const std::size_t cols = factor.shape()[1];
+        for (std::size_t k = 0; k < factor.size(); ++k)
+            if (!std::isfinite(factor.data()[k]))
+                throw std::invalid_argument(std::string("qkov: ") + what + " of A B holds " + (std::isnan(factor.data()[k]) ? "NaN" : "an infinity") +
+                                            " at (" + std::to_string(k / cols) + ", " + std::to_string(k % cols) + ")");
+    }
+
     void require_square(const char* what) const
     {
         if (rows() != cols())

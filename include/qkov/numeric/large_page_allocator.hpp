@@ -33,7 +33,8 @@ struct large_page_allocator {
 
     [[nodiscard]] T* allocate(std::size_t n)
     {
-        if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+        // Rounding up to whole pages must not wrap either: a wrapped size returned a tiny block.
+        if (n > (std::size_t(-1) - page_bytes) / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
         if (bytes < threshold_bytes) return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T) > 64 ? alignof(T) : 64)));
         const std::size_t rounded = (bytes + page_bytes - 1) / page_bytes * page_bytes;  // aligned_alloc needs a multiple

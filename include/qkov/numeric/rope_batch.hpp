@@ -48,6 +48,10 @@ void rotate_batches(std::initializer_list<tensor2<T>*> batches, const rope_layou
                       "all batches rotated together need the same number of rows");
         n = rows->shape()[0];
     }
+    // Positions first_position .. first_position + n - 1 must all exist (no signed overflow).
+    if (n > 0 && (first_position < 0 ? false : std::uint64_t(n - 1) > std::uint64_t(INT64_MAX - first_position)))
+        throw std::invalid_argument("qkov: rotating " + std::to_string(n) + " rows from position " + std::to_string(first_position) +
+                                    " passes the largest position 2^63 - 1");
     constexpr std::size_t positions_per_block = 1024;  // fewer rows are not worth a thread
     const std::size_t pairs = layout.pairs();
     for_each_block((n + positions_per_block - 1) / positions_per_block, [&](std::size_t block) {

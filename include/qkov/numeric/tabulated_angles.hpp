@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,7 +23,8 @@ public:
 
     /// Tabulates positions first_position .. first_position + count - 1.
     tabulated_angles(Angles angles, std::int64_t first_position, std::size_t count)
-        : theta(angles.theta), source_(std::move(angles)), first_(first_position), count_(count), values_(count * theta.size())
+        : theta(angles.theta), source_(std::move(angles)), first_(first_position), count_(checked_count(first_position, count, theta.size())),
+          values_(count * theta.size())
     {
         for (std::size_t t = 0; t < count; ++t)
             for (std::size_t l = 0; l < theta.size(); ++l) values_[t * theta.size() + l] = source_.cos_sin(l, first_ + std::int64_t(t));
@@ -29,14 +32,26 @@ public:
 
     std::pair<scalar, scalar> cos_sin(std::size_t l, std::int64_t position) const
     {
-        const std::int64_t t = position - first_;
-        if (t < 0 || std::uint64_t(t) >= count_) return source_.cos_sin(l, position);
-        return values_[std::size_t(t) * theta.size() + l];
+        // Compared without subtracting first: position - first_ overflows at extreme positions.
+        if (position < first_ || std::uint64_t(position) - std::uint64_t(first_) >= count_) return source_.cos_sin(l, position);
+        return values_[std::size_t(std::uint64_t(position) - std::uint64_t(first_)) * theta.size() + l];
     }
 
     decltype(Angles::theta) theta;  ///< the schedule, as the underlying provider's
 
 private:
+    /// count, once the table's size and its last position are known to fit.
+    static std::size_t checked_count(std::int64_t first, std::size_t count, std::size_t pairs)
+    {
+        if (pairs != 0 && count > std::size_t(-1) / sizeof(std::pair<scalar, scalar>) / pairs)
+            throw std::length_error("qkov: tabulated_angles: " + std::to_string(count) + " positions x " + std::to_string(pairs) +
+                                    " pairs is more than memory can address");
+        if (count > 0 && std::uint64_t(count - 1) > std::uint64_t(INT64_MAX - first))
+            throw std::invalid_argument("qkov: tabulated_angles: positions " + std::to_string(first) + " + " + std::to_string(count) +
+                                        " pass the largest position 2^63 - 1");
+        return count;
+    }
+
     Angles source_;
     std::int64_t first_;
     std::size_t count_;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ residual circuit_rank_residual(std::size_t kernel_samples, std::uint64_t seed)
     const auto abs_a = absolute_entries(*a), abs_basis = absolute_entries(*basis);
     const auto abs_w_q_t = absolute_entries(*w_q_transposed), abs_w_out = absolute_entries(*w_out);
     splitmix64 random(seed + 4);
+    if (kernel_samples == 0) throw std::invalid_argument("qkov: T2 residual: no kernel samples (a check of nothing passes nothing)");
     residual r;
     r.bound = (2.0 * d + D + 4) * unit_roundoff<T>();
     for (std::size_t s = 0; s < kernel_samples; ++s) {
@@ -151,6 +153,7 @@ template <class T, std::size_t d, std::size_t D>
 absorption_residuals absorption_residual(double base, std::int64_t max_position, std::size_t samples, std::uint64_t seed,
                                          bool with_rope = true)
 {
+    require_rope_residual_parameters(base, max_position, samples);
     constexpr rope_layout L = interleaved_layout(d);
     using R = rope_rotation<T, L>;
     const auto angles = standard_angles<T, d>(base);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 
@@ -17,8 +18,20 @@ struct residual {
     double implied = std::numeric_limits<double>::quiet_NaN();  ///< a quantity the check yields (R5: the smallest gap)
     std::string note;         ///< what `implied` is, or other context
 
-    void record(double value) { max_residual = std::max(max_residual, value); }
-    [[nodiscard]] bool within_bound() const { return std::isfinite(max_residual) && max_residual <= bound; }
+    std::size_t samples = 0;  ///< how many values were recorded
+
+    /// A NaN is the worst residual there is: once recorded, max_residual stays NaN (std::max
+    /// alone would drop it, and a check that computed nothing but NaN would pass).
+    void record(double value)
+    {
+        ++samples;
+        if (std::isnan(value) || std::isnan(max_residual))
+            max_residual = std::numeric_limits<double>::quiet_NaN();
+        else
+            max_residual = std::max(max_residual, value);
+    }
+    /// False with no samples: a check that measured nothing has not passed.
+    [[nodiscard]] bool within_bound() const { return samples > 0 && std::isfinite(max_residual) && max_residual <= bound; }
 };
 
 /// The unit roundoff u = epsilon / 2 of T: every correctly rounded + - * / has relative error <= u.

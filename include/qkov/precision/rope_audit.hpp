@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -74,6 +75,22 @@ struct audit_settings {
     std::int64_t window = 32;    ///< keys n - window .. n + 1 compete with the previous token n
     std::int64_t head_scan_limit = 0;  ///< last query position the head scan visits (0: max_position)
     std::uint64_t seed = 1;
+    /// Called before each implementation is measured with (index from 1, count, label): long runs show progress.
+    std::function<void(std::size_t, std::size_t, const std::string&)> progress;
+};
+
+/// What the audit accepts, and why. Positions beyond 1e8 are past any model's context; the
+/// reference is 100 digits, so an angle p theta / scale must stay far below 1e100 for its
+/// reduction mod 2 pi to keep digits: scale >= 1e-3 keeps angles below 1e11 (89 digits left);
+/// alpha only scales the head, and 1e6 is far beyond a trained head's; the window and the samples
+/// bound the memory and the work of one run.
+struct audit_limits {
+    static constexpr std::int64_t max_position = 100'000'000;
+    static constexpr double min_base = 1, max_base = 1e12;  ///< base in (1, 1e12]
+    static constexpr double min_position_scale = 1e-3, max_position_scale = 1e6;
+    static constexpr double max_alpha = 1e6;  ///< alpha in (0, 1e6]
+    static constexpr std::int64_t max_window = 4096;
+    static constexpr std::int64_t max_samples = 100'000;
 };
 
 struct bucket_errors {
@@ -108,15 +125,19 @@ struct audit_report {
     double reference_smallest_gap = 0;
 };
 
-/// Decades [0, 9], [10, 99], ... up to max_position.
+/// Decades [0, 9], [10, 99], ... up to max_position (any max_position >= 0: the decade bound
+/// stops growing at max_position, so nothing overflows near INT64_MAX).
 inline std::vector<bucket_errors> position_buckets(std::int64_t max_position)
 {
     std::vector<bucket_errors> buckets;
-    for (std::int64_t first = 0, last = 9; first <= max_position; first = last + 1, last = last * 10 + 9) {
+    for (std::int64_t first = 0, last = 9; first <= max_position;) {
         bucket_errors b;
         b.first = first;
         b.last = std::min(last, max_position);
         buckets.push_back(b);
+        if (b.last == max_position) break;
+        first = last + 1;
+        last = last > (INT64_MAX - 9) / 10 ? INT64_MAX : last * 10 + 9;
     }
     return buckets;
 }
@@ -274,6 +295,30 @@ audit_line measure(std::string label, std::string recipe, const Provider& provid
 
 } // namespace detail
 
+/// How many implementations the audit measures: 2 lines for fp32, 4 for bf16 and fp16, one per user input.
+inline std::size_t audit_line_count(const audit_settings& s, const audit_inputs& inputs)
+{
+    std::size_t lines = (inputs.table ? 1 : 0) + (inputs.rotated ? 1 : 0);
+    for (audit_dtype t : s.dtypes) lines += t == audit_dtype::fp32 ? 2 : 4;
+    return lines;
+}
+
+/// An upper bound of the audit's running time in seconds, from its size: every sampled position
+/// costs one 100-digit rotation (about 65 us per pair) and every head-scan step one rotation in the
+/// implementation's type plus window + 2 dot products (about 0.4 us per pair and 1 ns per
+/// multiply-add; measured with g++ -O2 on a 2-core x86-64 machine). An upper bound: the scan
+/// stops at the first failing query.
+inline double audit_seconds_estimate(const audit_settings& s, const audit_inputs& inputs = {})
+{
+    double positions = 0;
+    for (const auto& b : position_buckets(s.max_position))
+        positions += std::min(static_cast<double>(b.last - b.first + 1), static_cast<double>(s.samples_per_bucket));
+    const double pairs = static_cast<double>(s.rotary_dim) / 2;
+    const double last_query = static_cast<double>(s.head_scan_limit > 0 ? std::min(s.head_scan_limit, s.max_position) : s.max_position);
+    const double step = pairs * 0.4e-6 + static_cast<double>(s.window + 2) * static_cast<double>(s.d) * 1e-9;
+    return positions * pairs * 65e-6 + static_cast<double>(audit_line_count(s, inputs)) * last_query * step;
+}
+
 /// The audit for one layout (a template argument of the library's RoPE).
 template <rope_layout L>
 audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs = {})
@@ -324,8 +369,10 @@ audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs 
         point.score = static_cast<double>((transpose(rotation * q_ref) * (R::at(reference_angles, p - 1) * k_ref))(0, 0));
         reference.push_back(std::move(point));
     }
-    Ref smallest_gap = Ref(1e300);
-    for (std::int64_t offset = 1; offset <= s.window; ++offset)
+    // The minimum over offsets 1..window starts from offset 1 itself: any fixed "large" start
+    // (1e300 once) is wrong for a large enough alpha.
+    Ref smallest_gap = Ref(s.alpha) * (Ref(pairs) - cosine_sum(reference_angles, std::int64_t{1}));
+    for (std::int64_t offset = 2; offset <= s.window; ++offset)
         smallest_gap = std::min(smallest_gap, Ref(s.alpha) * (Ref(pairs) - cosine_sum(reference_angles, offset)));
     report.reference_smallest_gap = static_cast<double>(smallest_gap);
 
@@ -334,7 +381,9 @@ audit_report run_rope_audit(const audit_settings& s, const audit_inputs& inputs 
     for (auto& t : float64_angles.theta) t /= s.position_scale;
     const std::string fp32_recipe = "inv_freq = 1 / base^(2l/r) in fp32, angle = position * inv_freq in fp32, cos/sin in fp32";
     const std::string fp64_recipe = "inv_freq, angle and cos/sin in fp64";
+    const std::size_t line_count = audit_line_count(s, inputs);
     auto add = [&](std::string label, std::string recipe, const auto& provider) {
+        if (s.progress) s.progress(report.lines.size() + 1, line_count, label);
         const std::int64_t last_query = s.head_scan_limit > 0 ? std::min(s.head_scan_limit, s.max_position) : s.max_position;
         report.lines.push_back(detail::measure<L>(std::move(label), std::move(recipe), provider, reference, q, k, s, last_query));
     };
@@ -394,11 +443,20 @@ audit_report dispatch_audit(const audit_settings& s, const audit_inputs& inputs)
 /// Runs the audit; throws std::invalid_argument for settings it cannot honour.
 inline audit_report audit_rope(const audit_settings& s, const audit_inputs& inputs = {})
 {
-    if (s.max_position < 1) throw std::invalid_argument("--max-pos must be at least 1");
-    if (!(s.base > 1)) throw std::invalid_argument("--base must be greater than 1");
-    if (!(s.position_scale > 0)) throw std::invalid_argument("--position-scale must be positive");
-    if (s.window < 1) throw std::invalid_argument("--window must be at least 1");
-    if (s.samples_per_bucket < 2) throw std::invalid_argument("--samples must be at least 2");
+    using limits = audit_limits;
+    if (s.max_position < 1 || s.max_position > limits::max_position)
+        throw std::invalid_argument("--max-pos must be in 1.." + std::to_string(limits::max_position));
+    if (!(s.base > limits::min_base && s.base <= limits::max_base))  // also refuses NaN
+        throw std::invalid_argument("--base must be greater than 1 and at most 1e12");
+    if (!(s.position_scale >= limits::min_position_scale && s.position_scale <= limits::max_position_scale))
+        throw std::invalid_argument("--position-scale must be finite and in [1e-3, 1e6]");
+    if (!(s.alpha > 0 && s.alpha <= limits::max_alpha))
+        throw std::invalid_argument("--alpha must be positive, finite and at most 1e6");
+    if (s.window < 1 || s.window > limits::max_window)
+        throw std::invalid_argument("--window must be in 1.." + std::to_string(limits::max_window));
+    if (s.samples_per_bucket < 2 || s.samples_per_bucket > static_cast<std::size_t>(limits::max_samples))
+        throw std::invalid_argument("--samples must be in 2.." + std::to_string(limits::max_samples));
+    if (s.head_scan_limit < 0) throw std::invalid_argument("--head-scan must be 0 (up to --max-pos) or a positive position");
     return detail::dispatch_audit(s, inputs);
 }
 

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "qkov/circuits/positional_heads.hpp"
@@ -47,6 +48,17 @@ double max_abs_difference(const rope_rotation<T, L>& a, const rope_rotation<T, L
     return worst;
 }
 
+/// Throws std::invalid_argument unless the parameters of a RoPE residual make sense: a finite base
+/// above 1 (NaN, 0 or a negative base gave NaN residuals that passed), positions, at least one
+/// sample, and a finite nonzero alpha where the residual is relative to it.
+inline void require_rope_residual_parameters(double base, std::int64_t max_position, std::size_t samples, double alpha = 1)
+{
+    if (!(std::isfinite(base) && base > 1)) throw std::invalid_argument("qkov: RoPE residual: base must be finite and > 1, got " + std::to_string(base));
+    if (max_position < 1) throw std::invalid_argument("qkov: RoPE residual: max_position must be >= 1, got " + std::to_string(max_position));
+    if (samples == 0) throw std::invalid_argument("qkov: RoPE residual: no samples (a check of nothing passes nothing)");
+    if (!(std::isfinite(alpha) && alpha != 0)) throw std::invalid_argument("qkov: RoPE residual: alpha must be finite and nonzero, got " + std::to_string(alpha));
+}
+
 /// The standard schedule at base `base` as numeric angles in T.
 template <class T, std::size_t d>
 numeric_angles<T, d / 2> standard_angles(double base)
@@ -59,6 +71,7 @@ numeric_angles<T, d / 2> standard_angles(double base)
 template <class T, std::size_t d>
 residual rotation_group_residual(double base, std::int64_t max_position, std::size_t samples, std::uint64_t seed)
 {
+    require_rope_residual_parameters(base, max_position, samples);
     constexpr rope_layout L = interleaved_layout(d);
     using R = rope_rotation<T, L>;
     const auto angles = standard_angles<T, d>(base);
@@ -82,6 +95,7 @@ residual rotation_group_residual(double base, std::int64_t max_position, std::si
 template <class T, std::size_t d, std::size_t D>
 residual relative_position_residual(double base, std::int64_t max_position, std::size_t samples, std::uint64_t seed)
 {
+    require_rope_residual_parameters(base, max_position, samples);
     constexpr rope_layout L = interleaved_layout(d);
     using R = rope_rotation<T, L>;
     const auto angles = standard_angles<T, d>(base);
@@ -120,6 +134,7 @@ template <class T, std::size_t d>
 residual previous_token_profile_residual(double base, double alpha, std::int64_t max_position, std::size_t samples,
                                          std::uint64_t seed)
 {
+    require_rope_residual_parameters(base, max_position, samples, alpha);
     constexpr rope_layout L = interleaved_layout(d);
     constexpr std::size_t D = 2;  // x = (1, 1/4): the head reads only the constant coordinate
     const auto angles = standard_angles<T, d>(base);
@@ -145,6 +160,8 @@ template <class T, std::size_t d>
 residual previous_token_gap_residual(double base, double alpha, std::int64_t window, std::int64_t max_position,
                                      std::size_t samples, std::uint64_t seed)
 {
+    require_rope_residual_parameters(base, max_position, samples, alpha);
+    if (window < 1 || window >= max_position) throw std::invalid_argument("qkov: R5 residual: window must be in 1..max_position - 1");
     constexpr rope_layout L = interleaved_layout(d);
     constexpr std::size_t D = 2;
     const auto angles = standard_angles<T, d>(base);

@@ -5,8 +5,13 @@
 //   cos = (x_i y_i + x_j y_j) / (x_i^2 + x_j^2),   sin = (x_i y_j - x_j y_i) / (x_i^2 + x_j^2),
 // exact when (y_i, y_j) = [[cos, -sin], [sin, cos]] (x_i, x_j). A pair of x that is zero reveals
 // nothing about its rotation, and is refused.
+//
+// Both pairs are first scaled by the same power of two (exact) so that the larger |x| of the pair
+// is in [1, 2): x_i^2 + x_j^2 then neither underflows (inputs near 1e-161 gave errors of about 1)
+// nor overflows (inputs near 1e160 gave inf), and the ratios above are unchanged.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -31,8 +36,9 @@ public:
     [[nodiscard]] std::pair<double, double> cos_sin_at(std::size_t l, std::size_t p) const
     {
         const std::size_t i = layout_.first(l), j = layout_.second(l);
-        const double xi = input_->values[i], xj = input_->values[j];
-        const double yi = rotated_->values[p * layout_.d + i], yj = rotated_->values[p * layout_.d + j];
+        const int shift = -std::ilogb(std::max(std::fabs(input_->values[i]), std::fabs(input_->values[j])));
+        const double xi = std::scalbn(input_->values[i], shift), xj = std::scalbn(input_->values[j], shift);
+        const double yi = std::scalbn(rotated_->values[p * layout_.d + i], shift), yj = std::scalbn(rotated_->values[p * layout_.d + j], shift);
         const double norm = xi * xi + xj * xj;
         return {(xi * yi + xj * yj) / norm, (xi * yj - xj * yi) / norm};
     }
@@ -46,7 +52,7 @@ private:
                                                   "); found " + rotated.shape_string());
         for (std::size_t l = 0; l < layout.pairs(); ++l) {
             const double xi = input.values[layout.first(l)], xj = input.values[layout.second(l)];
-            if (xi * xi + xj * xj == 0)
+            if (xi == 0 && xj == 0)
                 throw io::npy_error(input.path, "pair " + std::to_string(l) + " (coordinates " + std::to_string(layout.first(l)) +
                                                     ", " + std::to_string(layout.second(l)) +
                                                     ") of the input vector is zero: its rotation cannot be recovered");
