@@ -8,6 +8,8 @@
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/symbolic_entries.hpp"
+#include "qkov/scalar/certified.hpp"
+#include "qkov/scalar/integer_range_bounds.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/rational.hpp"
 #include "qkov/scalar/trig_poly.hpp"
@@ -87,5 +89,14 @@ static_assert(qkov::interval(two_60).lo() == 0x1p60 && qkov::interval(two_60).hi
 static_assert(qkov::interval(two_60 + 1).lo() < 0x1p60 && qkov::interval(two_60 + 1).hi() > 0x1p60);
 static_assert(qkov::interval(std::numeric_limits<std::uint64_t>::max()).lo() < 0x1p64);
 static_assert(qkov::interval(std::numeric_limits<std::uint64_t>::max()).hi() >= 0x1p64);
+
+// Thresholds of certified values: a long double threshold is enclosed (twin of "0.1 <= 0.1L").
+static_assert(qkov::certified(0.1, 0.1).is_at_most(0.1) == qkov::certainty::holds);
+static_assert(qkov::certified(0.1L, 0.1L).is_at_most(0.1) == qkov::certainty::holds);
+static_assert(qkov::certified(0.2, 0.2).exceeds(0.1L) == qkov::certainty::holds);
+
+// Integer range ends of any width: the smallest integer in [3, 10] is at least 3 (twin of the 2.5 end).
+static_assert(qkov::certified_minimum([](const qkov::interval& k) { return k; }, std::uint64_t{3}, static_cast<__int128>(10))
+                  .is_below(3) == qkov::certainty::fails);
 
 } // namespace

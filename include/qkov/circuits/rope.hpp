@@ -269,9 +269,11 @@ constexpr T standard_exponent(std::size_t l, std::size_t pairs)
 }
 
 /// theta_l = base^(-2l / rotary_dim). constexpr for scalars whose pow is (certified intervals);
-/// for double it runs at run time.
-template <class T, std::size_t Pairs>
-constexpr std::array<T, Pairs> standard_theta(double base)
+/// for double it runs at run time. The base goes straight into T (not through a double
+/// parameter), so a certified interval encloses a long double base rather than a narrowed one.
+template <class T, std::size_t Pairs, class Base>
+    requires std::constructible_from<T, Base>
+constexpr std::array<T, Pairs> standard_theta(const Base& base)
 {
     using std::pow;
     std::array<T, Pairs> theta{};
