@@ -8,14 +8,21 @@
 
 #include <cstddef>
 
+#include <stdexcept>
+
 #include "qkov/matrix/matrix.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
 /// Every token attends to the token `lag` positions back (tokens with no such token get nothing).
-template <class T, std::size_t n>
-constexpr matrix<T, n, n> lagged_token_pattern(std::size_t lag)
+/// The lag is a non-negative integer of any type, taken exactly: -1 or 1.5 is refused, not
+/// turned into a huge lag or into 1.
+template <class T, std::size_t n, native_integer Lag>
+constexpr matrix<T, n, n> lagged_token_pattern(Lag lag_in)
 {
+    if (!fits_in<std::size_t>(lag_in)) throw std::out_of_range("qkov: a lag must be a non-negative integer");
+    const auto lag = static_cast<std::size_t>(lag_in);
     matrix<T, n, n> a;
     for (std::size_t j = lag; j < n; ++j) a(j - lag, j) = T(1);
     return a;
