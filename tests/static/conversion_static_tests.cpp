@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "qkov/circuits/hard_attention.hpp"
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/symbolic_entries.hpp"
@@ -99,4 +100,9 @@ static_assert(qkov::certified(0.2, 0.2).exceeds(0.1L) == qkov::certainty::holds)
 static_assert(qkov::certified_minimum([](const qkov::interval& k) { return k; }, std::uint64_t{3}, static_cast<__int128>(10))
                   .is_below(3) == qkov::certainty::fails);
 
+// Integer lags, indices and dimensions of any type (twins of the lag 1.5 and index 0.5 cases).
+static_assert(qkov::lagged_token_pattern<int, 4>(std::uint64_t{1}) == qkov::lagged_token_pattern<int, 4>(1));
+static_assert(qkov::matrix<int, 2, 2>::identity()(std::uint64_t{1}, 1) == 1);
+static_assert(qkov::interleaved_layout(std::uint64_t{8}) == qkov::interleaved_layout(8));
+static_assert(qkov::standard_exponent<Q>(std::uint64_t{31}, static_cast<__int128>(32)) == Q(-31, 32));
 } // namespace

@@ -21,8 +21,7 @@ namespace qkov {
 template <class T, std::size_t n, native_integer Lag>
 constexpr matrix<T, n, n> lagged_token_pattern(Lag lag_in)
 {
-    if (!fits_in<std::size_t>(lag_in)) throw std::out_of_range("qkov: a lag must be a non-negative integer");
-    const auto lag = static_cast<std::size_t>(lag_in);
+    const std::size_t lag = index_value(lag_in);
     matrix<T, n, n> a;
     for (std::size_t j = lag; j < n; ++j) a(j - lag, j) = T(1);
     return a;

@@ -78,9 +78,7 @@ constexpr matrix<typename Angles::scalar, L.d, 1> sinusoidal_position(const Angl
 template <class T, std::size_t d, std::size_t D, native_integer D0, native_integer Offset>
 constexpr matrix<T, d, D> coordinate_reader(D0 d0_in, Offset offset_in)
 {
-    if (!fits_in<std::size_t>(d0_in) || !fits_in<std::size_t>(offset_in))
-        throw std::out_of_range("qkov: coordinate_reader needs non-negative integer coordinates");
-    const auto d0 = static_cast<std::size_t>(d0_in), offset = static_cast<std::size_t>(offset_in);
+    const std::size_t d0 = index_value(d0_in), offset = index_value(offset_in);
     if (offset > D || offset + d > D || d0 > d) throw std::out_of_range("qkov: coordinate_reader reads outside the residual stream");
     matrix<T, d, D> w;
     for (std::size_t i = d0; i < d; ++i) w(i, offset + i) = T(1);

@@ -48,7 +48,12 @@ struct rope_layout {
 };
 
 /// The full-width layout of the seeds: every coordinate rotates, pairs interleaved.
-constexpr rope_layout interleaved_layout(std::size_t d) { return {d, d, rope_pairing::interleaved}; }
+/// d is an integer of any type (a double 8.5 is no head width and matches no overload).
+template <native_integer N>
+constexpr rope_layout interleaved_layout(N d)
+{
+    return {index_value(d), index_value(d), rope_pairing::interleaved};
+}
 
 /// A block-diagonal matrix in a RoPE layout: one 2 x 2 block per pair, identity beyond rotary_dim.
 template <class T, rope_layout L>
@@ -262,9 +267,10 @@ struct numeric_angles {
 /// The exponent of the standard schedule, theta_l = base^(standard_exponent): -2l / rotary_dim,
 /// l = 0 .. rotary_dim/2 - 1 (seed 001 writes base^(-2(l-1)/d) with 1-based l; Hugging Face
 /// computes inv_freq the same way). Separate so that exact scalars can check it (R9).
-template <class T>
-constexpr T standard_exponent(std::size_t l, std::size_t pairs)
+template <class T, native_integer Pair, native_integer Pairs>
+constexpr T standard_exponent(Pair l_in, Pairs pairs_in)
 {
+    const std::size_t l = index_value(l_in), pairs = index_value(pairs_in);  // integers, never cut from a double
     return -T(2 * l) / T(2 * pairs);
 }
 
@@ -283,9 +289,10 @@ constexpr std::array<T, Pairs> standard_theta(const Base& base)
 
 /// The exponent of seed 001's variant theta_i = 10^(-4 * 2(i-1) / (d-2)), 1-based i: here
 /// l = i - 1 and d = 2 pairs, so the exponent is -8l / (2 pairs - 2).
-template <class T>
-constexpr T seed_variant_exponent(std::size_t l, std::size_t pairs)
+template <class T, native_integer Pair, native_integer Pairs>
+constexpr T seed_variant_exponent(Pair l_in, Pairs pairs_in)
 {
+    const std::size_t l = index_value(l_in), pairs = index_value(pairs_in);
     return -T(8 * l) / T(2 * pairs - 2);
 }
 

@@ -19,6 +19,23 @@
 
 namespace qkov {
 
+namespace detail {
+// Defined before the class (not as members after their use): clang 14 does not constant-evaluate
+// a member function template that the class uses before the template's definition.
+template <native_integer N>
+constexpr std::int64_t dyadic_numerator(N v)
+{
+    if (!fits_in<std::int64_t>(v)) coefficient_out_of_range();
+    return static_cast<std::int64_t>(v);
+}
+template <native_integer N>
+constexpr std::uint32_t dyadic_exponent(N v)
+{
+    if (!fits_in<std::uint32_t>(v)) coefficient_out_of_range();
+    return static_cast<std::uint32_t>(v);
+}
+} // namespace detail
+
 class dyadic_gaussian {
 public:
     constexpr dyadic_gaussian() = default;
@@ -26,7 +43,7 @@ public:
     /// become -1). Floating point matches no constructor: 0.5 must not become 0. A double's exact
     /// value is available through from_double.
     template <native_integer N>
-    constexpr dyadic_gaussian(N re) : re_(numerator(re))
+    constexpr dyadic_gaussian(N re) : re_(detail::dyadic_numerator(re))
     {
     }
     /// Floating point is refused rather than cut to an integer (use from_double for a double's value).
@@ -34,7 +51,7 @@ public:
     dyadic_gaussian(F) = delete;
     /// (re + im i) / 2^shift, each argument a native integer in range (checked likewise).
     template <native_integer A, native_integer B, native_integer S>
-    constexpr dyadic_gaussian(A re, B im, S shift) : re_(numerator(re)), im_(numerator(im)), shift_(exponent(shift))
+    constexpr dyadic_gaussian(A re, B im, S shift) : re_(detail::dyadic_numerator(re)), im_(detail::dyadic_numerator(im)), shift_(detail::dyadic_exponent(shift))
     {
         normalize();
     }
@@ -45,7 +62,7 @@ public:
     template <native_integer N, native_integer D>
     static constexpr dyadic_gaussian from_fraction(N num_in, D den_in)
     {
-        std::int64_t num = numerator(num_in), den = numerator(den_in);
+        std::int64_t num = detail::dyadic_numerator(num_in), den = detail::dyadic_numerator(den_in);
         if (den < 0) {
             if (num == INT64_MIN || den == INT64_MIN) integer_overflow_detected();
             num = -num;
@@ -120,19 +137,6 @@ private:
         z.im_ = im;
         z.shift_ = shift;
         return z;
-    }
-
-    template <native_integer N>
-    static constexpr std::int64_t numerator(N v)
-    {
-        if (!fits_in<std::int64_t>(v)) coefficient_out_of_range();
-        return static_cast<std::int64_t>(v);
-    }
-    template <native_integer N>
-    static constexpr std::uint32_t exponent(N v)
-    {
-        if (!fits_in<std::uint32_t>(v)) coefficient_out_of_range();
-        return static_cast<std::uint32_t>(v);
     }
 
     static constexpr std::int64_t scale_up(std::int64_t v, std::uint32_t bits)

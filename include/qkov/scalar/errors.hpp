@@ -93,6 +93,12 @@ namespace qkov {
     throw std::out_of_range("qkov: the number does not fit a dyadic_gaussian coefficient (64-bit numerator)");
 }
 
+/// An index, count, lag or dimension given as a negative integer or one beyond std::size_t.
+[[noreturn]] inline void index_out_of_range()
+{
+    throw std::out_of_range("qkov: an index, count or lag must be a non-negative integer that fits std::size_t");
+}
+
 /// A NaN or an infinity where a real number is expected (dyadic_gaussian::from_double).
 [[noreturn]] inline void not_a_finite_number()
 {

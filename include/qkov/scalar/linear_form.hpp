@@ -35,7 +35,7 @@ public:
     template <native_integer N>
     static constexpr linear_form symbol(N k)
     {
-        if (!fits_in<std::size_t>(k) || static_cast<std::size_t>(k) >= Symbols) throw std::out_of_range("qkov: linear_form symbol index beyond its capacity");
+        if (index_value(k) >= Symbols) throw std::out_of_range("qkov: linear_form symbol index beyond its capacity");
         linear_form f;
         f.coeff_[static_cast<std::size_t>(k) + 1] = 1;
         return f;

@@ -7,7 +7,10 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <type_traits>
+
+#include "qkov/scalar/errors.hpp"
 
 namespace qkov {
 
@@ -43,6 +46,15 @@ constexpr bool fits_in(From v)
 {
     To r{};
     return !__builtin_add_overflow(v, From{0}, &r);
+}
+
+/// A non-negative integer of any type as a std::size_t (an index, a count, a lag, a dimension);
+/// a negative one is refused by name instead of becoming a huge size_t.
+template <native_integer N>
+constexpr std::size_t index_value(N k)
+{
+    if (!fits_in<std::size_t>(k)) index_out_of_range();
+    return static_cast<std::size_t>(k);
 }
 
 } // namespace qkov
