@@ -64,8 +64,9 @@ class interval {
 public:
     /// [0, 0].
     constexpr interval() : lo_(0.0), hi_(0.0) {}
-    /// The point interval [x, x] for a double or float x (exact: a double is a real number); the
-    /// smallest enclosure [lower, upper] with double bounds for an integer or long double x.
+    /// The point interval [x, x] for a double or float x (exact: a double is a real number), and
+    /// for an integer or long double that is a double; otherwise an enclosure with double bounds:
+    /// the tightest one for a long double, the doubles one ulp around the nearest for an integer.
     template <interval_source T>
     constexpr interval(T x) : lo_(lower_bound(x)), hi_(upper_bound(x))
     {
@@ -128,8 +129,9 @@ public:
     [[nodiscard]] constexpr bool is_zero() const { return lo_ == 0.0 && hi_ == 0.0; }
 
 private:
-    // The largest double <= x and the smallest double >= x (or the two doubles around an integer
-    // beyond 2^53, as before: rounding is within half an ulp, so one ulp outwards encloses it).
+    // A double <= x and a double >= x: x itself when it is a double; for a long double the
+    // neighbours of x; for an integer that is no double, one ulp outwards of the conversion (which
+    // is within half an ulp of the integer, so one ulp outwards encloses it).
     template <interval_source T>
     static constexpr double lower_bound(T x)
     {
