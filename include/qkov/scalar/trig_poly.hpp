@@ -34,6 +34,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -57,8 +58,9 @@ namespace detail {
 /// the only writer, the code that builds a new list, works on a buffer nobody else holds.
 template <class T>
 class term_buffer {
-    // Uninitialized room without <memory> (0.5 s of parsing per translation unit): a union
-    // member starts its lifetime when first assigned, which constant evaluation allows.
+    // Uninitialized room: a union member whose lifetime push() starts with std::construct_at.
+    // (Plain assignment starts it only for trivially assignable types; g++ accepted it for the
+    // terms here, clang rightly refused "member call on member 'value' of union with no active member".)
     struct slot {
         union {
             T value;
@@ -113,7 +115,7 @@ public:
     {
         writable();
         if (shared_->size == shared_->capacity) throw std::logic_error("qkov: term_buffer capacity exceeded");
-        shared_->data[shared_->size].value = x;
+        std::construct_at(&shared_->data[shared_->size].value, x);
         ++shared_->size;
     }
     [[nodiscard]] constexpr std::size_t size() const { return shared_ ? shared_->size : 0; }
