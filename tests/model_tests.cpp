@@ -299,3 +299,25 @@ BOOST_AUTO_TEST_CASE(config_both_transformers_spellings)
     BOOST_TEST(scaled.rope->scaling->factor == 8.0);
     BOOST_TEST(scaled.rope->base == 500000.0);
 }
+
+BOOST_AUTO_TEST_CASE(gpt2_small_attention_loads_all_144_heads_and_reports_the_missing_wte)
+{
+    const auto dir = qkov::test::shared_dir_or_skip("real_models/gpt2-small-attention");
+    if (dir.empty()) return;
+    const auto model = open_model(dir);
+    BOOST_TEST(model.config().hidden_size == 768u);
+    std::size_t heads = 0;
+    for (std::size_t l = 0; l < model.config().layers; ++l) {
+        const auto lw = model.layer(l);
+        for (const auto& h : lw.heads) {
+            BOOST_TEST(h.w_q.shape(0) == 64u);
+            BOOST_TEST(h.w_o.shape(0) == 768u);
+            ++heads;
+        }
+    }
+    BOOST_TEST(heads == 144u);
+    BOOST_TEST(model.embedding_status() == "absent");
+    BOOST_TEST(model.unembedding_status() == "absent (tied to the absent embedding)");
+    BOOST_TEST(!model.embedding().has_value());
+    BOOST_TEST(!model.unembedding().has_value());
+}

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/safetensors.hpp"
@@ -20,8 +21,8 @@ inline bool is_pickle_name(const std::filesystem::path& p)
     return ext == ".bin" || ext == ".pt" || ext == ".pth" || ext == ".ckpt" || ext == ".pkl";
 }
 
-/// The weights file(s) of PATH: a directory holding model.safetensors.index.json or
-/// model.safetensors, or a .safetensors file.
+/// The weights file(s) of PATH: a directory holding model.safetensors.index.json,
+/// model.safetensors or a single other .safetensors file, or a .safetensors file.
 inline std::unique_ptr<tensor_source> open_safetensors_checkpoint(const std::filesystem::path& path)
 {
     std::error_code ec;
@@ -30,10 +31,17 @@ inline std::unique_ptr<tensor_source> open_safetensors_checkpoint(const std::fil
             return std::make_unique<safetensors_index>(path / "model.safetensors.index.json");
         if (std::filesystem::exists(path / "model.safetensors")) return std::make_unique<safetensors_file>(path / "model.safetensors");
         bool empty = true, pickle = false;
+        std::vector<std::filesystem::path> safetensors;
         for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
             empty = false;
             if (is_pickle_name(entry.path())) pickle = true;
+            if (entry.path().extension() == ".safetensors") safetensors.push_back(entry.path());
         }
+        // One safetensors file under another name is unambiguous; several without an index are not.
+        if (safetensors.size() == 1) return std::make_unique<safetensors_file>(safetensors.front());
+        if (safetensors.size() > 1)
+            throw model_file_error(path.string(), std::to_string(safetensors.size()) +
+                                                      " .safetensors files but no model.safetensors.index.json saying which tensor is where");
         if (empty) throw model_file_error(path.string(), "the directory is empty");
         if (pickle)
             throw model_file_error(path.string(), "holds only a PyTorch pickle checkpoint, which qkov refuses to load (unpickling runs code); "
