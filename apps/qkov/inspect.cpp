@@ -34,7 +34,9 @@ std::string stored_dtype(const io::tensor_source& source)
 {
     std::string dtype;
     for (const auto& name : source.names()) {
-        const std::string d(io::dtype_name(source.find(name)->dtype));
+        const auto* t = source.find(name);
+        if (t == nullptr) continue;
+        const std::string d(io::dtype_name(t->dtype));
         if (dtype.empty()) dtype = d;
         else if (dtype != d) return "mixed";
     }

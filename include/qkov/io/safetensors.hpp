@@ -107,22 +107,14 @@ public:
                 if (!entry.is_object()) throw model_file_error(file, "__metadata__ is not an object");
                 continue;
             }
-            tensors_.emplace(name, parse_entry(name, entry));
+            tensors_.add(parse_entry(name, entry));
         }
-        check_overlaps();
+        if (const auto [a, b] = tensors_.first_overlap(); !a.empty())
+            throw model_file_error(map_.path(), a, "its bytes overlap those of tensor '" + b + "'");
     }
 
-    [[nodiscard]] const tensor_view* find(const std::string& name) const override
-    {
-        const auto it = tensors_.find(name);
-        return it == tensors_.end() ? nullptr : &it->second;
-    }
-    [[nodiscard]] std::vector<std::string> names() const override
-    {
-        std::vector<std::string> out;
-        for (const auto& [name, t] : tensors_) out.push_back(name);
-        return out;
-    }
+    [[nodiscard]] const tensor_view* find(const std::string& name) const override { return tensors_.find(name); }
+    [[nodiscard]] std::vector<std::string> names() const override { return tensors_.names(); }
     [[nodiscard]] std::string format() const override { return "safetensors"; }
     [[nodiscard]] std::string location() const override { return map_.path(); }
     [[nodiscard]] std::size_t file_size() const { return map_.size(); }
@@ -167,26 +159,14 @@ private:
         if (end - begin != count * size)
             throw model_file_error(file, name, "shape " + shape_it->dump() + " needs " + std::to_string(count * size) + " bytes but data_offsets span " +
                                                    std::to_string(end - begin));
+        t.count = static_cast<std::size_t>(count);
         t.bytes = data_.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
         return t;
     }
 
-    void check_overlaps() const
-    {
-        std::vector<std::pair<const std::byte*, const tensor_view*>> starts;
-        for (const auto& [name, t] : tensors_)
-            if (!t.bytes.empty()) starts.emplace_back(t.bytes.data(), &t);
-        std::sort(starts.begin(), starts.end());
-        for (std::size_t i = 1; i < starts.size(); ++i) {
-            const auto& prev = *starts[i - 1].second;
-            if (starts[i].first < prev.bytes.data() + prev.bytes.size())
-                throw model_file_error(map_.path(), starts[i].second->name, "its bytes overlap those of tensor '" + prev.name + "'");
-        }
-    }
-
     mapped_file map_;
     std::span<const std::byte> data_;
-    std::map<std::string, tensor_view> tensors_;
+    tensor_table tensors_;
 };
 
 } // namespace qkov::io

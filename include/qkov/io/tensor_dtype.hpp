@@ -20,7 +20,10 @@ namespace qkov::io {
 
 static_assert(std::endian::native == std::endian::little, "qkov: the model readers assume a little-endian host");
 
-enum class tensor_dtype { f64, f32, f16, bf16 };
+enum class tensor_dtype { f64, f32, f16, bf16, q8_0 };
+
+inline constexpr std::size_t q8_0_block = 32;        ///< values per Q8_0 block
+inline constexpr std::size_t q8_0_block_bytes = 34;  ///< fp16 scale + 32 int8
 
 constexpr std::size_t item_size(tensor_dtype t)
 {
@@ -29,8 +32,16 @@ constexpr std::size_t item_size(tensor_dtype t)
     case tensor_dtype::f32: return 4;
     case tensor_dtype::f16:
     case tensor_dtype::bf16: return 2;
+    case tensor_dtype::q8_0: return 0;  // not a whole number of bytes per value: see byte_count
     }
     return 0;
+}
+
+/// Bytes of n values of type t; 0 when n is not a whole number of Q8_0 blocks.
+constexpr std::size_t byte_count(tensor_dtype t, std::size_t n)
+{
+    if (t == tensor_dtype::q8_0) return n % q8_0_block == 0 ? n / q8_0_block * q8_0_block_bytes : 0;
+    return n * item_size(t);
 }
 
 constexpr std::string_view dtype_name(tensor_dtype t)
@@ -40,6 +51,7 @@ constexpr std::string_view dtype_name(tensor_dtype t)
     case tensor_dtype::f32: return "F32";
     case tensor_dtype::f16: return "F16";
     case tensor_dtype::bf16: return "BF16";
+    case tensor_dtype::q8_0: return "Q8_0";
     }
     return "?";
 }
@@ -74,6 +86,13 @@ inline double element_as_double(const std::byte* p, tensor_dtype t, std::size_t 
         std::memcpy(&bits, p + 2 * i, 2);
         return t == tensor_dtype::f16 ? static_cast<double>(fp16::from_bits(bits).to_float())
                                       : static_cast<double>(bf16::from_bits(bits).to_float());
+    }
+    case tensor_dtype::q8_0: {
+        const std::byte* block = p + (i / q8_0_block) * q8_0_block_bytes;
+        std::uint16_t scale;
+        std::memcpy(&scale, block, 2);
+        const auto q = static_cast<std::int8_t>(block[2 + i % q8_0_block]);
+        return static_cast<double>(fp16::from_bits(scale).to_float()) * q;
     }
     }
     return 0;

@@ -1,5 +1,5 @@
 // A model from a path: a Hugging Face directory (config.json + safetensors, single or sharded) or
-// a .safetensors file with its config.json beside it.
+// a .safetensors file with its config.json beside it, or a .gguf file (configuration in its metadata).
 #pragma once
 
 #include <filesystem>
@@ -8,6 +8,7 @@
 #include "qkov/io/open_checkpoint.hpp"
 #include "qkov/io/safetensors_index.hpp"
 #include "qkov/model/attention_model.hpp"
+#include "qkov/model/gguf_model.hpp"
 
 namespace qkov::model {
 
@@ -15,6 +16,7 @@ inline attention_model open_model(const std::filesystem::path& path)
 {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw io::model_file_error(path.string(), "no such file or directory");
+    if (path.extension() == ".gguf") return open_gguf_model(path);
     const auto dir = std::filesystem::is_directory(path, ec) ? path : path.parent_path();
     auto source = io::open_safetensors_checkpoint(path);  // refuses pickles and empty directories first
     const auto config_path = dir / "config.json";
