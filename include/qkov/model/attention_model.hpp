@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <xtensor/xview.hpp>
+
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/tensor_view.hpp"
