@@ -200,3 +200,38 @@ BOOST_AUTO_TEST_CASE(powers_near_underflow_and_of_the_rope_schedules)
         BOOST_REQUIRE(encloses(qkov::pow(interval(10.0), interval(x)), boost::multiprecision::pow(big(10), big(x))));
     }
 }
+// Numbers wider than double enter as enclosures, at run time as in constant evaluation: random
+// long doubles and __int128 values lie inside their intervals (checked against 100-digit values),
+// and the interval is a point exactly when the number is a double.
+BOOST_AUTO_TEST_CASE(wide_numbers_are_enclosed)
+{
+    std::mt19937_64 gen(15);
+    std::uniform_int_distribution<int> shift(0, 120);
+    for (int trial = 0; trial < 20000; ++trial) {
+        const long double x = static_cast<long double>(random_double(gen)) * (1.0L + std::ldexp(1.0L, -60) * (trial % 7));
+        const interval ix(x);
+        BOOST_REQUIRE(encloses(ix, big(x)));
+        BOOST_REQUIRE_EQUAL(ix.lo() == ix.hi(), static_cast<long double>(static_cast<double>(x)) == x);
+        if (ix.lo() != ix.hi()) BOOST_REQUIRE(next_up(ix.lo()) == ix.hi());  // the tightest enclosure
+
+        const __int128 k = (static_cast<__int128>(gen()) << 64 | gen()) >> shift(gen);
+        const interval ik(k);
+        big exact = big(static_cast<std::uint64_t>(k >> 64)) * big(std::ldexp(1.0, 64)) + big(static_cast<std::uint64_t>(k));
+        if (k < 0) exact -= big(std::ldexp(1.0, 128));
+        BOOST_REQUIRE(encloses(ik, exact));
+    }
+    BOOST_CHECK(interval(static_cast<__int128>(1) << 100).lo() == 0x1p100);
+    BOOST_CHECK(interval(static_cast<__int128>(1) << 100).hi() == 0x1p100);
+    BOOST_CHECK_THROW(interval(std::numeric_limits<long double>::quiet_NaN()), std::domain_error);
+}
+
+BOOST_AUTO_TEST_CASE(equality_of_reals_is_certainly_equal_not_operator_equals)
+{
+    // Two different reals, one enclosure: == says the enclosures match, certainly_equal does not decide.
+    const interval near_one(1.0, next_up(1.0));
+    BOOST_CHECK(near_one == interval(1.0, next_up(1.0)));
+    BOOST_CHECK(certainly_equal(near_one, near_one) == certainty::undecided);
+    BOOST_CHECK(certainly_equal(interval(0.5), interval(0.5)) == certainty::holds);
+    BOOST_CHECK(certainly_equal(interval(0.5), interval(0.75, 1.0)) == certainty::fails);
+    BOOST_CHECK(interval(0.0).is_zero() && !interval(0.0, 1e-300).is_zero());
+}

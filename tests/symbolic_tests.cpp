@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
+#include "qkov/matrix/symbolic_entries.hpp"
 #include "qkov/scalar/dyadic_gaussian.hpp"
 #include "qkov/scalar/gaussian.hpp"
 #include "qkov/scalar/trig_poly.hpp"
@@ -188,4 +190,36 @@ BOOST_AUTO_TEST_CASE(capacities_and_overflow_are_reported)
     const auto big = linear_form<>(std::numeric_limits<std::int32_t>::max());
     BOOST_CHECK_THROW(big + linear_form<>(1), std::overflow_error);
     BOOST_CHECK_THROW(linear_form<>::symbol(2), std::out_of_range);
+}
+
+// The same refusals as the compile-fail cases, at run time: each entry point throws instead of
+// wrapping (a position of 2^32, a constant of 2^64 - 1, id 65536) and keeps values that fit.
+BOOST_AUTO_TEST_CASE(numbers_entering_symbolic_scalars_are_checked_at_run_time)
+{
+    volatile std::int64_t wide = std::int64_t{1} << 32;  // volatile: the checks run at run time
+    BOOST_CHECK_THROW(linear_form<>(static_cast<std::int64_t>(wide)), std::out_of_range);
+    BOOST_CHECK_THROW(linear_form<>(-static_cast<std::int64_t>(wide)), std::out_of_range);
+    BOOST_CHECK_EQUAL(linear_form<>(std::uint64_t{2147483647}).constant(), 2147483647);
+    volatile std::uint64_t all_ones = std::numeric_limits<std::uint64_t>::max();
+    BOOST_CHECK_THROW(P(static_cast<std::uint64_t>(all_ones)), std::out_of_range);
+    BOOST_CHECK_THROW(P(static_cast<__int128>(all_ones) + 1), std::out_of_range);
+    BOOST_CHECK(P(static_cast<__int128>(-7)) == P(-7));
+    volatile int id = 65536;
+    BOOST_CHECK_THROW(P::variable(static_cast<int>(id)), std::out_of_range);
+    BOOST_CHECK_THROW(P::cos(static_cast<int>(id), position(0)), std::out_of_range);
+    BOOST_CHECK_THROW(P::variable(-1), std::out_of_range);
+    BOOST_CHECK((symbolic_entries<P, 1, 1>(65535)(0, 0) == P::variable(65535)));
+    std::uint16_t next = 0;
+    BOOST_CHECK_THROW((symbolic_entries<P, 1, 1>(65535, &next)), std::out_of_range);  // no id 65536 to hand out
+}
+
+BOOST_AUTO_TEST_CASE(from_double_gives_the_exact_value)
+{
+    // Against values written as integers and powers of two by hand.
+    BOOST_CHECK(dyadic_gaussian::from_double(0.1) == dyadic_gaussian(0x1999999999999A, 0, 56));
+    BOOST_CHECK(dyadic_gaussian::from_double(-0.0) == dyadic_gaussian(0));
+    BOOST_CHECK(dyadic_gaussian::from_double(0x1p62) == dyadic_gaussian(std::int64_t{1} << 62));
+    BOOST_CHECK_THROW(dyadic_gaussian::from_double(0x1p63), std::out_of_range);
+    BOOST_CHECK_THROW(dyadic_gaussian::from_double(std::numeric_limits<double>::quiet_NaN()), std::domain_error);
+    BOOST_CHECK_THROW(dyadic_gaussian::from_double(std::numeric_limits<double>::infinity()), std::domain_error);
 }

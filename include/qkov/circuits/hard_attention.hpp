@@ -8,14 +8,20 @@
 
 #include <cstddef>
 
+#include <stdexcept>
+
 #include "qkov/matrix/matrix.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
 /// Every token attends to the token `lag` positions back (tokens with no such token get nothing).
-template <class T, std::size_t n>
-constexpr matrix<T, n, n> lagged_token_pattern(std::size_t lag)
+/// The lag is a non-negative integer of any type, taken exactly: -1 or 1.5 is refused, not
+/// turned into a huge lag or into 1.
+template <class T, std::size_t n, native_integer Lag>
+constexpr matrix<T, n, n> lagged_token_pattern(Lag lag_in)
 {
+    const std::size_t lag = index_value(lag_in);
     matrix<T, n, n> a;
     for (std::size_t j = lag; j < n; ++j) a(j - lag, j) = T(1);
     return a;

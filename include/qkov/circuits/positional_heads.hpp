@@ -8,6 +8,7 @@
 
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/matrix.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -73,10 +74,12 @@ constexpr matrix<typename Angles::scalar, L.d, 1> sinusoidal_position(const Angl
 /// (0_{d x offset} | diag(0_{d0}, 1_{d - d0}) | 0): reads coordinates offset + d0 .. offset + d - 1
 /// of the residual stream into head coordinates d0 .. d - 1 (seed 000's semantic head uses
 /// offset 0 for W_Q and offset d for W_K; d0 = 0 gives (I_d | 0), d0 = d - 2 the last pair).
-template <class T, std::size_t d, std::size_t D>
-constexpr matrix<T, d, D> coordinate_reader(std::size_t d0, std::size_t offset)
+/// d0 and offset are non-negative integers of any type, taken exactly (not cut from a double).
+template <class T, std::size_t d, std::size_t D, native_integer D0, native_integer Offset>
+constexpr matrix<T, d, D> coordinate_reader(D0 d0_in, Offset offset_in)
 {
-    if (offset + d > D || d0 > d) throw std::out_of_range("qkov: coordinate_reader reads outside the residual stream");
+    const std::size_t d0 = index_value(d0_in), offset = index_value(offset_in);
+    if (offset > D || offset + d > D || d0 > d) throw std::out_of_range("qkov: coordinate_reader reads outside the residual stream");
     matrix<T, d, D> w;
     for (std::size_t i = d0; i < d; ++i) w(i, offset + i) = T(1);
     return w;

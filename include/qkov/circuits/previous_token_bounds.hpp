@@ -29,8 +29,8 @@ constexpr interval previous_token_gap(const Angles& angles, const interval& offs
 
 /// min_{1 <= k <= window} g(k), certified: the previous token outscores every key up to `window`
 /// positions before it by at least (lower bound) x alpha.
-template <rope_layout L, class Angles>
-constexpr certified certified_minimum_gap(const Angles& angles, std::int64_t first_offset, std::int64_t last_offset)
+template <rope_layout L, class Angles, native_integer First, native_integer Last>
+constexpr certified certified_minimum_gap(const Angles& angles, First first_offset, Last last_offset)
 {
     return certified_minimum([&angles](const interval& k) { return previous_token_gap<L>(angles, k); }, first_offset,
                              last_offset);
@@ -50,10 +50,11 @@ struct previous_token_mass_bound {
     certified off_previous_mass;  ///< 1 - m = S / (1 + S): informative where m rounds to 1
 };
 
-template <rope_layout L, class Angles>
+template <rope_layout L, class Angles, native_integer Window>
 constexpr previous_token_mass_bound certified_previous_token_mass(const Angles& angles, const interval& alpha,
-                                                                  std::int64_t window, double relative_width = 1e-3)
+                                                                  Window window_in, double relative_width = 1e-3)
 {
+    const std::int64_t window = detail::range_end(window_in);
     if (window < 2) throw std::invalid_argument("qkov: the previous-token mass needs a window of at least 2 tokens");
     if (!(alpha.lo() > 0.0)) throw std::invalid_argument("qkov: the previous-token head needs alpha > 0");
     auto term = [&](const interval& k) { return exp(-(alpha * previous_token_gap<L>(angles, k))); };

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -25,6 +26,7 @@
 #include "qkov/matrix/matrix.hpp"
 #include "qkov/matrix/value_array.hpp"
 #include "qkov/scalar/gaussian.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -46,7 +48,12 @@ struct rope_layout {
 };
 
 /// The full-width layout of the seeds: every coordinate rotates, pairs interleaved.
-constexpr rope_layout interleaved_layout(std::size_t d) { return {d, d, rope_pairing::interleaved}; }
+/// d is an integer of any type (a double 8.5 is no head width and matches no overload).
+template <native_integer N>
+constexpr rope_layout interleaved_layout(N d)
+{
+    return {index_value(d), index_value(d), rope_pairing::interleaved};
+}
 
 /// A block-diagonal matrix in a RoPE layout: one 2 x 2 block per pair, identity beyond rotary_dim.
 template <class T, rope_layout L>
@@ -155,18 +162,30 @@ constexpr T rotary_score(const Angles& angles, const matrix<T, L.d, D>& w_q, con
     return (transpose(q) * k)(0, 0);
 }
 
+/// What a symbolic position may be: a linear form in the position symbols, or a native integer
+/// (range-checked into the form's 32-bit constant). Not a floating-point number: R_{2.5} is not R_2.
+template <class Position, class Form>
+concept symbolic_position = std::same_as<Position, Form> || native_integer<Position>;
+
 /// Symbolic angles: pair l turns by the independent symbolic angle theta_l; positions are
 /// integer linear forms (position(0) = m, position(1) = n, ...).
 template <class P>
 struct symbolic_angles {
     using scalar = P;
-    template <class Form>
-    constexpr std::pair<P, P> cos_sin(std::size_t l, const Form& position) const
+    template <class Position>
+        requires symbolic_position<Position, typename P::form>
+    constexpr std::pair<P, P> cos_sin(std::size_t l, const Position& position) const
     {
-        if (l > 0xFFFF) throw std::out_of_range("qkov: more than 65536 symbolic angles");  // ids must not alias
-        return {P::cos(static_cast<std::uint16_t>(l), position), P::sin(static_cast<std::uint16_t>(l), position)};
+        // The pair index is the angle id: beyond 65535 it is refused (angle_id_out_of_range), so
+        // two pairs never share an angle.
+        const typename P::form exponent(position);
+        return {P::cos(l, exponent), P::sin(l, exponent)};
     }
 };
+
+/// What an exact position may be: a native integer of any width (its exact value is used).
+template <class Position>
+concept integer_position = native_integer<Position>;
 
 /// Exact rotations: pair l turns by the angle whose cosine and sine are the rational numbers
 /// ((a^2 - b^2), 2ab) / (a^2 + b^2) of a Pythagorean triple; R_m uses its m-th power, exactly.
@@ -175,14 +194,21 @@ struct rational_angles {
     using scalar = Q;
     std::array<std::pair<std::int64_t, std::int64_t>, Pairs> generators;  ///< (a, b) per pair
 
-    constexpr std::pair<Q, Q> cos_sin(std::size_t l, std::int64_t position) const
+    template <class Position>
+        requires integer_position<Position>
+    constexpr std::pair<Q, Q> cos_sin(std::size_t l, const Position& position) const
     {
-        const auto [a, b] = generators[l];
-        const Q norm(a * a + b * b);
-        gaussian<Q> base(Q(a * a - b * b) / norm, Q(2 * a * b) / norm);
-        if (position < 0) base = base.conj();  // unit modulus: the inverse is the conjugate
+        // In Q (checked): a^2 + b^2 of 64-bit generators would overflow int64 silently.
+        const Q a(generators[l].first), b(generators[l].second);
+        const Q norm = a * a + b * b;
+        gaussian<Q> base((a * a - b * b) / norm, (Q(2) * a * b) / norm);
+        const bool negative = is_negative(position);
+        if (negative) base = base.conj();  // unit modulus: the inverse is the conjugate
+        // The magnitude in unsigned __int128, which holds |position| of every native integer exactly.
+        unsigned __int128 k = negative ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(position)
+                                       : static_cast<unsigned __int128>(position);
         gaussian<Q> power(Q(1));
-        for (std::int64_t k = position < 0 ? -position : position; k > 0; k >>= 1) {  // square and multiply
+        for (; k > 0; k >>= 1) {  // square and multiply
             if (k & 1) power = power * base;
             base = base * base;
         }
@@ -241,16 +267,19 @@ struct numeric_angles {
 /// The exponent of the standard schedule, theta_l = base^(standard_exponent): -2l / rotary_dim,
 /// l = 0 .. rotary_dim/2 - 1 (seed 001 writes base^(-2(l-1)/d) with 1-based l; Hugging Face
 /// computes inv_freq the same way). Separate so that exact scalars can check it (R9).
-template <class T>
-constexpr T standard_exponent(std::size_t l, std::size_t pairs)
+template <class T, native_integer Pair, native_integer Pairs>
+constexpr T standard_exponent(Pair l_in, Pairs pairs_in)
 {
+    const std::size_t l = index_value(l_in), pairs = index_value(pairs_in);  // integers, never cut from a double
     return -T(2 * l) / T(2 * pairs);
 }
 
 /// theta_l = base^(-2l / rotary_dim). constexpr for scalars whose pow is (certified intervals);
-/// for double it runs at run time.
-template <class T, std::size_t Pairs>
-constexpr std::array<T, Pairs> standard_theta(double base)
+/// for double it runs at run time. The base goes straight into T (not through a double
+/// parameter), so a certified interval encloses a long double base rather than a narrowed one.
+template <class T, std::size_t Pairs, class Base>
+    requires std::constructible_from<T, Base>
+constexpr std::array<T, Pairs> standard_theta(const Base& base)
 {
     using std::pow;
     std::array<T, Pairs> theta{};
@@ -260,9 +289,10 @@ constexpr std::array<T, Pairs> standard_theta(double base)
 
 /// The exponent of seed 001's variant theta_i = 10^(-4 * 2(i-1) / (d-2)), 1-based i: here
 /// l = i - 1 and d = 2 pairs, so the exponent is -8l / (2 pairs - 2).
-template <class T>
-constexpr T seed_variant_exponent(std::size_t l, std::size_t pairs)
+template <class T, native_integer Pair, native_integer Pairs>
+constexpr T seed_variant_exponent(Pair l_in, Pairs pairs_in)
 {
+    const std::size_t l = index_value(l_in), pairs = index_value(pairs_in);
     return -T(8 * l) / T(2 * pairs - 2);
 }
 

@@ -80,6 +80,13 @@ public:
 
     constexpr T& operator()(std::size_t i, std::size_t j) { return data_.items[i * C + j]; }
     constexpr const T& operator()(std::size_t i, std::size_t j) const { return data_.items[i * C + j]; }
+    /// A floating-point index is refused, not cut: m(1.5, 0) is no entry of m.
+    template <class I, class J>
+        requires(std::is_floating_point_v<I> || std::is_floating_point_v<J>)
+    T& operator()(I, J) = delete;
+    template <class I, class J>
+        requires(std::is_floating_point_v<I> || std::is_floating_point_v<J>)
+    const T& operator()(I, J) const = delete;
 
     /// Bounds-checked access (std::out_of_range at run time, a compile error in constant evaluation).
     constexpr const T& at(std::size_t i, std::size_t j) const
@@ -87,6 +94,9 @@ public:
         if (i >= R || j >= C) throw std::out_of_range("qkov: matrix index out of range");
         return data_[i * C + j];
     }
+    template <class I, class J>
+        requires(std::is_floating_point_v<I> || std::is_floating_point_v<J>)
+    const T& at(I, J) const = delete;
 
     constexpr matrix& operator+=(const matrix& b)
     {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "qkov/matrix/matrix.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -35,10 +36,15 @@ private:
     std::uint64_t state_;
 };
 
-/// Entries uniform in [lo, hi], drawn row by row from SplitMix64(seed).
-template <class T, std::size_t R, std::size_t C>
-constexpr matrix<T, R, C> random_integer_matrix(std::uint64_t seed, std::int64_t lo, std::int64_t hi)
+/// Entries uniform in [lo, hi], drawn row by row from SplitMix64(seed). The bounds are integers
+/// of any width that fit 64 bits (checked, not cast); each entry becomes a T through T's own
+/// constructor, which range-checks it (checked integers) or refuses it.
+template <class T, std::size_t R, std::size_t C, native_integer Lo, native_integer Hi>
+constexpr matrix<T, R, C> random_integer_matrix(std::uint64_t seed, Lo lo_in, Hi hi_in)
 {
+    if (!fits_in<std::int64_t>(lo_in) || !fits_in<std::int64_t>(hi_in))
+        throw std::invalid_argument("qkov: random_integer_matrix bounds must fit 64-bit signed integers");
+    const auto lo = static_cast<std::int64_t>(lo_in), hi = static_cast<std::int64_t>(hi_in);
     splitmix64 gen(seed);
     matrix<T, R, C> m;
     for (std::size_t i = 0; i < R; ++i)

@@ -15,33 +15,44 @@ struct certified {
 
     /// Nothing known yet: (-inf, +inf) holds every real number, so a default is never a claim.
     constexpr certified() : lower(-std::numeric_limits<double>::infinity()), upper(std::numeric_limits<double>::infinity()) {}
-    constexpr certified(double lower_, double upper_) : lower(lower_), upper(upper_)
+    /// [lower, upper] from numbers an interval accepts: exact for doubles, rounded outwards for
+    /// integers beyond 2^53 and long doubles (a narrowed bound would claim a different range).
+    template <interval_source A, interval_source B>
+    constexpr certified(A lower_, B upper_) : certified(interval(lower_, upper_))
     {
-        if (lower_ != lower_ || upper_ != upper_ || lower_ > upper_) invalid_interval_detected();
     }
-    constexpr explicit certified(const interval& enclosure) : certified(enclosure.lo(), enclosure.hi()) {}
+    constexpr explicit certified(const interval& enclosure) : lower(enclosure.lo()), upper(enclosure.hi()) {}
 
     [[nodiscard]] constexpr interval enclosure() const { return {lower, upper}; }
 
+    // The thresholds below are taken exactly (doubles, floats) or enclosed (integers, long double):
+    // "at most 0.1L" must not be decided against the double nearest 0.1, which is above 0.1L.
+
     /// The value exceeds x: holds when even the lower bound does, fails when even the upper bound does not.
-    [[nodiscard]] constexpr certainty exceeds(double x) const
+    template <interval_source X>
+    [[nodiscard]] constexpr certainty exceeds(X x_in) const
     {
-        if (lower > x) return certainty::holds;
-        if (upper <= x) return certainty::fails;
+        const interval x(x_in);
+        if (lower > x.hi()) return certainty::holds;
+        if (upper <= x.lo()) return certainty::fails;
         return certainty::undecided;
     }
     /// The value is at most x: holds when the upper bound is, fails when the lower bound exceeds x.
-    [[nodiscard]] constexpr certainty is_at_most(double x) const
+    template <interval_source X>
+    [[nodiscard]] constexpr certainty is_at_most(X x_in) const
     {
-        if (upper <= x) return certainty::holds;
-        if (lower > x) return certainty::fails;
+        const interval x(x_in);
+        if (upper <= x.lo()) return certainty::holds;
+        if (lower > x.hi()) return certainty::fails;
         return certainty::undecided;
     }
     /// The value is below x, likewise.
-    [[nodiscard]] constexpr certainty is_below(double x) const
+    template <interval_source X>
+    [[nodiscard]] constexpr certainty is_below(X x_in) const
     {
-        if (upper < x) return certainty::holds;
-        if (lower >= x) return certainty::fails;
+        const interval x(x_in);
+        if (upper < x.lo()) return certainty::holds;
+        if (lower >= x.hi()) return certainty::fails;
         return certainty::undecided;
     }
 };

@@ -12,19 +12,9 @@
 #include <type_traits>
 
 #include "qkov/scalar/errors.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
-
-/// Native signed integers, including __int128 (which std::is_integral omits in strict C++ modes).
-template <class I>
-concept native_signed_integer =
-    (std::is_integral_v<I> && std::is_signed_v<I> && !std::same_as<I, bool>) ||
-    std::same_as<std::remove_cv_t<I>, __int128>;
-
-/// Any native integer, as a source of conversions (range-checked on the way in).
-template <class J>
-concept native_integer = native_signed_integer<J> || (std::is_integral_v<J> && !std::same_as<J, bool>) ||
-                         std::same_as<std::remove_cv_t<J>, unsigned __int128>;
 
 template <native_signed_integer I>
 class checked {
@@ -98,9 +88,8 @@ private:
     template <class J>
     static constexpr I narrow(J v)
     {
-        I r{};
-        if (__builtin_add_overflow(v, J{0}, &r)) integer_overflow_detected();
-        return r;
+        if (!fits_in<I>(v)) integer_overflow_detected();
+        return static_cast<I>(v);
     }
 
     I value_{};

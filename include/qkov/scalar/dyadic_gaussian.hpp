@@ -9,19 +9,49 @@
 // Normal form: a and b not both even unless k = 0; zero is (0, 0, 0). So == compares members.
 #pragma once
 
+#include <bit>
+#include <concepts>
 #include <cstdint>
 #include <stdexcept>
 
 #include "qkov/scalar/errors.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
+
+namespace detail {
+// Defined before the class (not as members after their use): clang 14 does not constant-evaluate
+// a member function template that the class uses before the template's definition.
+template <native_integer N>
+constexpr std::int64_t dyadic_numerator(N v)
+{
+    if (!fits_in<std::int64_t>(v)) coefficient_out_of_range();
+    return static_cast<std::int64_t>(v);
+}
+template <native_integer N>
+constexpr std::uint32_t dyadic_exponent(N v)
+{
+    if (!fits_in<std::uint32_t>(v)) coefficient_out_of_range();
+    return static_cast<std::uint32_t>(v);
+}
+} // namespace detail
 
 class dyadic_gaussian {
 public:
     constexpr dyadic_gaussian() = default;
-    constexpr dyadic_gaussian(std::int64_t re) : re_(re) {}
-    /// (re + im i) / 2^shift.
-    constexpr dyadic_gaussian(std::int64_t re, std::int64_t im, std::uint32_t shift) : re_(re), im_(im), shift_(shift)
+    /// The integer re, from any native integer that fits 64 bits (checked: 2^64 - 1 must not
+    /// become -1). Floating point matches no constructor: 0.5 must not become 0. A double's exact
+    /// value is available through from_double.
+    template <native_integer N>
+    constexpr dyadic_gaussian(N re) : re_(detail::dyadic_numerator(re))
+    {
+    }
+    /// Floating point is refused rather than cut to an integer (use from_double for a double's value).
+    template <std::floating_point F>
+    dyadic_gaussian(F) = delete;
+    /// (re + im i) / 2^shift, each argument a native integer in range (checked likewise).
+    template <native_integer A, native_integer B, native_integer S>
+    constexpr dyadic_gaussian(A re, B im, S shift) : re_(detail::dyadic_numerator(re)), im_(detail::dyadic_numerator(im)), shift_(detail::dyadic_exponent(shift))
     {
         normalize();
     }
@@ -29,8 +59,10 @@ public:
     static constexpr dyadic_gaussian i() { return dyadic_gaussian(0, 1, 0); }
 
     /// The real number num / den, which must be dyadic (den a power of two, up to sign).
-    static constexpr dyadic_gaussian from_fraction(std::int64_t num, std::int64_t den)
+    template <native_integer N, native_integer D>
+    static constexpr dyadic_gaussian from_fraction(N num_in, D den_in)
     {
+        std::int64_t num = detail::dyadic_numerator(num_in), den = detail::dyadic_numerator(den_in);
         if (den < 0) {
             if (num == INT64_MIN || den == INT64_MIN) integer_overflow_detected();
             num = -num;
@@ -39,6 +71,23 @@ public:
         if (den == 0) division_by_zero_detected();
         if ((den & (den - 1)) != 0) not_a_dyadic_number();
         return dyadic_gaussian(num, 0, static_cast<std::uint32_t>(__builtin_ctzll(static_cast<std::uint64_t>(den))));
+    }
+
+    /// The exact value of a finite double: every double is m 2^e with an integer |m| < 2^53.
+    /// Refused (by name) if it is NaN or infinite, or an integer of 2^63 or more in magnitude.
+    static constexpr dyadic_gaussian from_double(double x)
+    {
+        const auto bits = std::bit_cast<std::uint64_t>(x);
+        const auto biased = static_cast<int>((bits >> 52) & 0x7FF);
+        if (biased == 0x7FF) not_a_finite_number();
+        const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+        // Normal numbers carry the implicit leading 1; subnormals share the exponent of the smallest normal.
+        const std::int64_t magnitude = static_cast<std::int64_t>(biased == 0 ? fraction : fraction | (std::uint64_t{1} << 52));
+        const int e = (biased == 0 ? 1 : biased) - 1075;
+        const std::int64_t m = (bits >> 63) != 0 ? -magnitude : magnitude;
+        if (e < 0) return dyadic_gaussian(m, 0, -e);
+        if (e >= 63 || magnitude > (INT64_MAX >> e)) coefficient_out_of_range();
+        return dyadic_gaussian(scale_up(m, static_cast<std::uint32_t>(e)), 0, 0);
     }
 
     [[nodiscard]] constexpr std::int64_t real_numerator() const { return re_; }

@@ -66,4 +66,43 @@ namespace qkov {
     throw std::length_error("qkov: a trig_poly monomial exceeded its capacity (MaxReals or MaxPhases)");
 }
 
+// Numbers entering the API. Each conversion from a user's number into a qkov number either keeps
+// the exact value or stops here: a value outside the target's range is never wrapped or cut.
+
+/// An integer given as a linear_form constant (a position, an offset) does not fit its 32-bit coefficient.
+[[noreturn]] inline void linear_form_constant_out_of_range()
+{
+    throw std::out_of_range("qkov: the integer does not fit a linear_form coefficient (32-bit signed)");
+}
+
+/// A real symbol id (trig_poly::variable, symbolic_entries) outside 0 .. 65535.
+[[noreturn]] inline void symbol_id_out_of_range()
+{
+    throw std::out_of_range("qkov: a real symbol id must lie in 0 .. 65535");
+}
+
+/// An angle id (trig_poly::phase / cos / sin, symbolic_angles' pair index) outside 0 .. 65535.
+[[noreturn]] inline void angle_id_out_of_range()
+{
+    throw std::out_of_range("qkov: an angle id must lie in 0 .. 65535");
+}
+
+/// An integer or a double given as a dyadic_gaussian coefficient does not fit its 64-bit numerator.
+[[noreturn]] inline void coefficient_out_of_range()
+{
+    throw std::out_of_range("qkov: the number does not fit a dyadic_gaussian coefficient (64-bit numerator)");
+}
+
+/// An index, count, lag or dimension given as a negative integer or one beyond std::size_t.
+[[noreturn]] inline void index_out_of_range()
+{
+    throw std::out_of_range("qkov: an index, count or lag must be a non-negative integer that fits std::size_t");
+}
+
+/// A NaN or an infinity where a real number is expected (dyadic_gaussian::from_double).
+[[noreturn]] inline void not_a_finite_number()
+{
+    throw std::domain_error("qkov: NaN or infinity where a finite real number is expected");
+}
+
 } // namespace qkov

@@ -14,6 +14,7 @@
 
 #include "qkov/scalar/certified.hpp"
 #include "qkov/scalar/interval.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -30,6 +31,16 @@ template <class F>
 constexpr integer_block evaluate_block(F& f, std::int64_t first, std::int64_t last)
 {
     return {first, last, f(interval(interval(first).lo(), interval(last).hi()))};
+}
+
+/// An end of an integer range, from any native integer: its exact value when it fits 64 bits,
+/// refused otherwise (a uint64 2^64 - 1 must not become -1, nor a double 2.5 become 2: floating
+/// point matches no overload).
+template <native_integer N>
+constexpr std::int64_t range_end(N k)
+{
+    if (!fits_in<std::int64_t>(k)) throw std::invalid_argument("qkov: an integer range end must lie within +-2^53");
+    return static_cast<std::int64_t>(k);
 }
 
 constexpr void check_range(std::int64_t first, std::int64_t last)
@@ -53,9 +64,10 @@ constexpr void split_block(F& f, std::vector<integer_block>& pending, std::size_
 /// Encloses min_{first <= k <= last} f(k). Best first: the block with the smallest lower bound is
 /// split until it is a single integer; then no other block can go below it. The upper bound is
 /// the smallest upper bound of any block (the minimum is at most f anywhere).
-template <class F>
-constexpr certified certified_minimum(F f, std::int64_t first, std::int64_t last, int max_evaluations = 20000)
+template <class F, native_integer First, native_integer Last>
+constexpr certified certified_minimum(F f, First first_in, Last last_in, int max_evaluations = 20000)
 {
+    const std::int64_t first = detail::range_end(first_in), last = detail::range_end(last_in);
     detail::check_range(first, last);
     std::vector<detail::integer_block> pending{detail::evaluate_block(f, first, last)};
     for (int evaluations = 1; evaluations + 2 <= max_evaluations; evaluations += 2) {
@@ -78,10 +90,10 @@ constexpr certified certified_minimum(F f, std::int64_t first, std::int64_t last
 /// most relative_width times its lower bound (or every block is a single integer). Only the
 /// final sum is certified; when to stop splitting is decided on plain double estimates, which
 /// cost a fraction of interval sums and cannot make the result wrong, only wider or tighter.
-template <class F>
-constexpr certified certified_sum(F f, std::int64_t first, std::int64_t last, double relative_width,
-                                  int max_evaluations = 20000)
+template <class F, native_integer First, native_integer Last>
+constexpr certified certified_sum(F f, First first_in, Last last_in, double relative_width, int max_evaluations = 20000)
 {
+    const std::int64_t first = detail::range_end(first_in), last = detail::range_end(last_in);
     detail::check_range(first, last);
     std::vector<detail::integer_block> pending{detail::evaluate_block(f, first, last)};
     auto estimate = [](const detail::integer_block& b, bool upper) {

@@ -10,7 +10,8 @@
 // numbers at run time (tests/interval_tests.cpp).
 //
 // Comparisons are three-valued: holds, fails or undecided (the enclosures overlap). A proof
-// may only use `holds`; undecided is never success.
+// may only use `holds`; undecided is never success. operator== compares enclosures, not reals
+// (see its comment): equality of reals is certainly_equal.
 #pragma once
 
 #include <bit>
@@ -21,6 +22,7 @@
 #include <type_traits>
 
 #include "qkov/scalar/errors.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -47,22 +49,34 @@ constexpr double next_down(double x)
 
 enum class certainty { holds, fails, undecided };
 
+/// Numbers that are doubles exactly: an interval takes them as the point [x, x].
+template <class T>
+concept exact_double_source = std::same_as<T, double> || std::same_as<T, float>;
+
+/// Numbers an interval accepts: exact doubles, and numbers it encloses in the two doubles around
+/// them when they are not doubles (integers of every width, __int128 included in strict modes, and
+/// long double). Anything else (__float128, _Float16, class types) matches no constructor instead
+/// of converting to double first: a silent narrowing would be treated as exact.
+template <class T>
+concept interval_source = exact_double_source<T> || std::same_as<T, long double> || native_integer<T>;
+
 class interval {
 public:
-    /// The point interval [x, x]: exact, a double is a real number.
-    constexpr interval(double x = 0.0) : lo_(x), hi_(x) { check(); }
-    constexpr interval(double lo, double hi) : lo_(lo), hi_(hi) { check(); }
-    /// An integer, exactly when |k| <= 2^53; beyond, the two doubles around it (a position of
-    /// 10^17 must not silently become a different real number).
-    template <std::integral I>
-    constexpr interval(I k) : lo_(static_cast<double>(k)), hi_(lo_)
+    /// [0, 0].
+    constexpr interval() : lo_(0.0), hi_(0.0) {}
+    /// The point interval [x, x] for a double or float x (exact: a double is a real number), and
+    /// for an integer or long double that is a double; otherwise an enclosure with double bounds:
+    /// the tightest one for a long double, the doubles one ulp around the nearest for an integer.
+    template <interval_source T>
+    constexpr interval(T x) : lo_(lower_bound(x)), hi_(upper_bound(x))
     {
-        constexpr I exact_limit = std::numeric_limits<I>::digits <= 53 ? std::numeric_limits<I>::max() : I(1) << 53;
-        const bool exact = std::is_signed_v<I> ? (k <= exact_limit && k >= -exact_limit) : k <= exact_limit;
-        if (!exact) {
-            lo_ = next_down(lo_);
-            hi_ = next_up(hi_);
-        }
+        check();
+    }
+    /// [lo, hi], each end rounded outwards if it is not a double.
+    template <interval_source A, interval_source B>
+    constexpr interval(A lo, B hi) : lo_(lower_bound(lo)), hi_(upper_bound(hi))
+    {
+        check();
     }
 
     [[nodiscard]] constexpr double lo() const { return lo_; }
@@ -104,10 +118,57 @@ public:
     constexpr interval& operator-=(const interval& b) { return *this = *this - b; }
     constexpr interval& operator*=(const interval& b) { return *this = *this * b; }
 
-    /// Equality of enclosures, not of the reals they enclose (for matrix bookkeeping).
+    /// NOT an equality of real numbers. a == b says the two enclosures have the same bounds,
+    /// which two different reals can share: exp(1e-20) == exp(0) is true, because both enclose
+    /// in [1, next_up(1)]. It exists for bookkeeping (matrices of intervals, skipping the exact
+    /// zero [0, 0] in products). To prove that two reals are equal, use certainly_equal, which
+    /// holds only for two identical point intervals.
     friend constexpr bool operator==(const interval&, const interval&) = default;
 
+    /// The point interval [0, 0]: the real number 0 exactly (so a matrix product may skip it).
+    [[nodiscard]] constexpr bool is_zero() const { return lo_ == 0.0 && hi_ == 0.0; }
+
 private:
+    // A double <= x and a double >= x: x itself when it is a double; for a long double the
+    // neighbours of x; for an integer that is no double, one ulp outwards of the conversion (which
+    // is within half an ulp of the integer, so one ulp outwards encloses it).
+    template <interval_source T>
+    static constexpr double lower_bound(T x)
+    {
+        return bound(x, false);
+    }
+    template <interval_source T>
+    static constexpr double upper_bound(T x)
+    {
+        return bound(x, true);
+    }
+    template <interval_source T>
+    static constexpr double bound(T x, bool upper)
+    {
+        if constexpr (exact_double_source<T>) {
+            return static_cast<double>(x);
+        } else if constexpr (std::same_as<T, long double>) {
+            if (x != x) invalid_interval_detected();
+            const double d = static_cast<double>(x);
+            const long double back = d;  // exact: every double is a long double
+            if (back == x) return d;
+            if (upper) return back > x ? d : next_up(d);
+            return back < x ? d : next_down(d);
+        } else {
+            // |x| through unsigned __int128, which holds every native integer's magnitude.
+            const unsigned __int128 magnitude = is_negative(x) ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(x)
+                                                               : static_cast<unsigned __int128>(x);
+            const double d = static_cast<double>(x);
+            const double d_magnitude = d < 0 ? -d : d;
+            // Exact when the double converts back to the same magnitude (checked below 2^128,
+            // where the conversion back is defined); otherwise one ulp outwards.
+            const bool exact = magnitude <= (static_cast<unsigned __int128>(1) << 53) ||
+                               (d_magnitude < 0x1p128 && static_cast<unsigned __int128>(d_magnitude) == magnitude);
+            if (exact) return d;
+            return upper ? next_up(d) : next_down(d);
+        }
+    }
+
     struct unchecked {};
     // For results of the operations above: their endpoints are ordered and not NaN by construction.
     constexpr interval(double lo, double hi, unchecked) : lo_(lo), hi_(hi) {}
@@ -126,6 +187,16 @@ constexpr certainty certainly_less(const interval& a, const interval& b)
 {
     if (a.hi() < b.lo()) return certainty::holds;
     if (a.lo() >= b.hi()) return certainty::fails;
+    return certainty::undecided;
+}
+
+/// a = b for every pair of reals the intervals enclose: holds only when both are the same point
+/// [x, x] (then both reals are x); fails when the enclosures are disjoint; else undecided. This,
+/// not ==, is the equality a proof may assert.
+constexpr certainty certainly_equal(const interval& a, const interval& b)
+{
+    if (a.lo() == a.hi() && b.lo() == b.hi() && a.lo() == b.lo()) return certainty::holds;
+    if (a.hi() < b.lo() || b.hi() < a.lo()) return certainty::fails;
     return certainty::undecided;
 }
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "qkov/scalar/errors.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -19,15 +20,24 @@ public:
     static constexpr std::size_t symbol_count = Symbols;
 
     constexpr linear_form() = default;
-    /// The constant form c (so that m + 1 and m - n + 2 read naturally).
-    constexpr linear_form(std::int32_t c) { coeff_[0] = c; }
+    /// The constant form c (so that m + 1 and m - n + 2 read naturally). Any native integer is
+    /// accepted and range-checked: 2^32 must not become 0, nor 2^31 become -2^31. Floating point is
+    /// not an integer and matches no constructor (2.5 must not become 2).
+    template <native_integer N>
+    constexpr linear_form(N c)
+    {
+        if (!fits_in<std::int32_t>(c)) linear_form_constant_out_of_range();
+        coeff_[0] = static_cast<std::int32_t>(c);
+    }
 
     /// The symbolic integer number k (0-based): position(0) is m, position(1) is n, by convention.
-    static constexpr linear_form symbol(std::size_t k)
+    /// (An integer index: a floating-point one would be cut to an integer silently.)
+    template <native_integer N>
+    static constexpr linear_form symbol(N k)
     {
-        if (k >= Symbols) throw std::out_of_range("qkov: linear_form symbol index beyond its capacity");
+        if (index_value(k) >= Symbols) throw std::out_of_range("qkov: linear_form symbol index beyond its capacity");
         linear_form f;
-        f.coeff_[k + 1] = 1;
+        f.coeff_[static_cast<std::size_t>(k) + 1] = 1;
         return f;
     }
 
@@ -57,8 +67,12 @@ public:
             if (__builtin_sub_overflow(std::int32_t{0}, coeff_[k], &r.coeff_[k])) integer_overflow_detected();
         return r;
     }
-    friend constexpr linear_form operator*(std::int32_t s, const linear_form& a)
+    /// s * a for an integer s: range-checked like the constant, then each product checked.
+    template <native_integer N>
+    friend constexpr linear_form operator*(N scale, const linear_form& a)
     {
+        if (!fits_in<std::int32_t>(scale)) linear_form_constant_out_of_range();
+        const auto s = static_cast<std::int32_t>(scale);
         linear_form r;
         for (std::size_t k = 0; k <= Symbols; ++k)
             if (__builtin_mul_overflow(s, a.coeff_[k], &r.coeff_[k])) integer_overflow_detected();
@@ -72,7 +86,11 @@ public:
     [[nodiscard]] constexpr std::int64_t evaluate(const std::array<std::int64_t, Symbols>& at) const
     {
         std::int64_t v = coeff_[0];
-        for (std::size_t k = 0; k < Symbols; ++k) v += std::int64_t{coeff_[k + 1]} * at[k];
+        for (std::size_t k = 0; k < Symbols; ++k) {
+            std::int64_t term = 0;
+            if (__builtin_mul_overflow(std::int64_t{coeff_[k + 1]}, at[k], &term) || __builtin_add_overflow(v, term, &v))
+                integer_overflow_detected();
+        }
         return v;
     }
 
@@ -83,6 +101,10 @@ private:
 };
 
 /// The symbolic integer position number k, as a linear form.
-constexpr linear_form<> position(std::size_t k) { return linear_form<>::symbol(k); }
+template <native_integer N>
+constexpr linear_form<> position(N k)
+{
+    return linear_form<>::symbol(k);
+}
 
 } // namespace qkov

@@ -31,6 +31,7 @@
 // or lambda called from a static_assert), not as constexpr variables.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -41,6 +42,7 @@
 #include "qkov/scalar/errors.hpp"
 #include "qkov/scalar/gaussian.hpp"
 #include "qkov/scalar/linear_form.hpp"
+#include "qkov/scalar/native_integer.hpp"
 
 namespace qkov {
 
@@ -313,14 +315,24 @@ public:
             terms_.push({c, monomial{}});
         }
     }
+    /// An integer constant: the coefficient ring converts it, range-checked (uint64 2^64 - 1 or
+    /// an __int128 beyond 64 bits is refused by name, never cast).
     template <native_integer N>
-    constexpr trig_poly(N c) : trig_poly(Coefficient(static_cast<std::int64_t>(c)))
+    constexpr trig_poly(N c) : trig_poly(Coefficient(c))
     {
     }
+    /// Floating point is refused: trig_poly is exact, and a double would be cut to an integer
+    /// (P(0.5) == P(0)). Build a double's exact value with Coefficient::from_double.
+    template <std::floating_point F>
+    trig_poly(F) = delete;
 
-    /// The real symbol number `id` (alpha, a matrix entry, ...), to the first power.
-    static constexpr trig_poly variable(std::uint16_t id)
+    /// The real symbol number `id` (alpha, a matrix entry, ...), to the first power. Ids are
+    /// 16-bit: an id outside 0 .. 65535 is refused (symbol_id_out_of_range), never wrapped.
+    template <native_integer N>
+    static constexpr trig_poly variable(N id_in)
     {
+        if (!fits_in<std::uint16_t>(id_in)) symbol_id_out_of_range();
+        const auto id = static_cast<std::uint16_t>(id_in);
         monomial m;
         m.reals = 1;
         m.real[0] = (std::uint32_t{id} << 16) | 1;
@@ -331,9 +343,11 @@ public:
         return p;
     }
 
-    /// w_angle^L = e^{i L theta_angle}.
-    static constexpr trig_poly phase(std::uint16_t angle, const form& exponent)
+    /// w_angle^L = e^{i L theta_angle}. Angle ids are 16-bit like symbol ids (angle_id_out_of_range).
+    template <native_integer N>
+    static constexpr trig_poly phase(N angle_in, const form& exponent)
     {
+        const std::uint16_t angle = angle_id(angle_in);
         if (exponent.is_zero()) return trig_poly(1);
         monomial m;
         m.phases = 1;
@@ -346,16 +360,18 @@ public:
     }
 
     /// cos(L theta_angle) = (w^L + w^-L) / 2.
-    static constexpr trig_poly cos(std::uint16_t angle, const form& exponent)
+    template <native_integer N>
+    static constexpr trig_poly cos(N angle, const form& exponent)
     {
-        return two_phases(angle, exponent, trig_coefficient<Coefficient>::half(), trig_coefficient<Coefficient>::half());
+        return two_phases(angle_id(angle), exponent, trig_coefficient<Coefficient>::half(), trig_coefficient<Coefficient>::half());
     }
 
     /// sin(L theta_angle) = (w^L - w^-L) / (2i) = -i/2 w^L + i/2 w^-L.
-    static constexpr trig_poly sin(std::uint16_t angle, const form& exponent)
+    template <native_integer N>
+    static constexpr trig_poly sin(N angle, const form& exponent)
     {
         const Coefficient i_half = trig_coefficient<Coefficient>::i_half();
-        return two_phases(angle, exponent, -i_half, i_half);
+        return two_phases(angle_id(angle), exponent, -i_half, i_half);
     }
 
     [[nodiscard]] constexpr const term& term_at(std::size_t k) const { return terms_[k]; }
@@ -445,6 +461,13 @@ public:
 
 private:
     using buffer = detail::term_buffer<term>;
+
+    template <native_integer N>
+    static constexpr std::uint16_t angle_id(N angle)
+    {
+        if (!fits_in<std::uint16_t>(angle)) angle_id_out_of_range();
+        return static_cast<std::uint16_t>(angle);
+    }
 
 
     // c_plus w^L + c_minus w^-L, built directly in canonical order (cos and sin are the
