@@ -13,3 +13,10 @@ ctest --preset default
 cmake --preset asan
 cmake --build --preset asan
 ctest --preset asan
+
+# The model readers under libFuzzer (ASan + UBSan), a bounded smoke run of each harness.
+if command -v clang++ > /dev/null; then
+  sh fuzz/run.sh 10 build/fuzz
+else
+  echo "fuzz: clang++ not found, the libFuzzer smoke run is skipped"
+fi

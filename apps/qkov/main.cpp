@@ -3,6 +3,7 @@
 //   qkov reproduce   every seed experiment at full size, into report/index.md (reproduce.cpp).
 //   qkov validate    residuals of the identities at 50 and 100 digits (validate.cpp).
 //   qkov audit-rope  a RoPE implementation's precision against a 100-digit reference (audit_rope.cpp).
+//   qkov inspect     a model file's architecture, geometry and attention heads (inspect.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -13,6 +14,7 @@
 
 #include "audit_rope.hpp"
 #include "claims_summary.hpp"
+#include "inspect.hpp"
 #include "reproduce.hpp"
 #include "validate.hpp"
 
@@ -34,10 +36,11 @@ int main(int argc, char** argv)
     qkov::app::reproduce_command reproduce(app);
     const auto validate = qkov::app::add_validate(app);
     const auto audit_rope = qkov::app::add_audit_rope(app);
+    const auto inspect = qkov::app::add_inspect(app);
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name it instead.
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
-        std::cerr << "qkov: unknown subcommand '" << argv[1] << "' (expected claims, reproduce, validate or audit-rope; see qkov --help)\n";
+        std::cerr << "qkov: unknown subcommand '" << argv[1] << "' (expected claims, reproduce, validate, audit-rope or inspect; see qkov --help)\n";
         return 109;  // CLI11's exit code for arguments it did not expect
     }
     CLI11_PARSE(app, argc, argv);
@@ -45,6 +48,7 @@ int main(int argc, char** argv)
         if (reproduce.chosen()) return reproduce.run();
         if (*validate.command) return validate.run();
         if (*audit_rope.command) return audit_rope.run();
+        if (*inspect.command) return inspect.run();
         if (*claims) {
             const auto catalogued = qkov::app::read_catalogue(catalogue);
             const auto proofs = qkov::app::read_proofs(proofs_dir, include_dir, build_dir);

@@ -1,0 +1,117 @@
+#include "inspect.hpp"
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <xtensor-blas/xlinalg.hpp>
+
+#include "qkov/io/atomic_file.hpp"
+#include "qkov/model/open_model.hpp"
+
+namespace qkov::app {
+
+namespace {
+
+struct inspect_options {
+    std::string path, json;
+};
+
+const char* family_name(io::model_family f)
+{
+    switch (f) {
+    case io::model_family::gpt2: return "gpt2";
+    case io::model_family::gpt_neox: return "gpt_neox";
+    case io::model_family::llama: return "llama";
+    }
+    return "?";
+}
+
+std::string stored_dtype(const io::tensor_source& source)
+{
+    std::string dtype;
+    for (const auto& name : source.names()) {
+        const auto* t = source.find(name);
+        if (t == nullptr) continue;
+        const std::string d(io::dtype_name(t->dtype));
+        if (dtype.empty()) dtype = d;
+        else if (dtype != d) return "mixed";
+    }
+    return dtype;
+}
+
+int run(const inspect_options& o)
+{
+    const auto model = model::open_model(o.path);
+    const auto& c = model.config();
+    nlohmann::json j;
+    j["architecture"] = c.architecture;
+    j["family"] = family_name(c.family);
+    j["format"] = model.source().format();
+    j["dtype"] = stored_dtype(model.source());
+    j["hidden_size"] = c.hidden_size;
+    j["layers"] = c.layers;
+    j["heads"] = c.heads;
+    j["kv_heads"] = c.kv_heads;
+    j["head_dim"] = c.head_dim;
+    j["vocab_size"] = c.vocab_size;
+    j["tied_embeddings"] = c.tied_embeddings;
+    j["embedding"] = model.embedding_status();
+    j["unembedding"] = model.unembedding_status();
+    j["attention_biases"] = model.has_attention_biases();
+    j["qk_norm"] = model.has_qk_norm();
+    if (c.rope) {
+        nlohmann::json scaling = nullptr;
+        if (c.rope->scaling) scaling = {{"type", c.rope->scaling->type}, {"factor", c.rope->scaling->factor}};
+        j["rope"] = {{"pairing", c.rope->pairing == rope_pairing::interleaved ? "interleaved" : "rotate_half"},
+                     {"rotary_dim", c.rope->rotary_dim},
+                     {"base", c.rope->base},
+                     {"scaling", scaling}};
+    } else {
+        j["rope"] = nullptr;
+    }
+
+    std::cout << "model:        " << o.path << "\n"
+              << "architecture: " << c.architecture << " (" << family_name(c.family) << " layout)\n"
+              << "format:       " << j["format"].get<std::string>() << ", dtype " << j["dtype"].get<std::string>() << "\n"
+              << "geometry:     D = " << c.hidden_size << ", " << c.layers << " layers, " << c.heads << " heads, " << c.kv_heads
+              << " kv heads, d = " << c.head_dim << ", V = " << c.vocab_size << "\n"
+              << "embedding:    " << model.embedding_status() << "; unembedding " << model.unembedding_status() << "\n"
+              << "rope:         " << (c.rope ? j["rope"].dump() : std::string("none (learned absolute positions)")) << "\n";
+    if (model.has_qk_norm()) std::cout << "qk-norm:      present: a head's score is not one bilinear form of the residual\n";
+    std::cout << "\nlayer  heads  max |W_q|_F  max |W_k|_F  max |W_v|_F  max |W_o|_F  norm\n";
+    nlohmann::json layers = nlohmann::json::array();
+    for (std::size_t l = 0; l < c.layers; ++l) {
+        const auto lw = model.layer(l);  // loads and validates every head of the layer
+        double fq = 0, fk = 0, fv = 0, fo = 0;
+        for (const auto& h : lw.heads) {
+            fq = std::max(fq, static_cast<double>(xt::linalg::norm(h.w_q)));
+            fk = std::max(fk, static_cast<double>(xt::linalg::norm(h.w_k)));
+            fv = std::max(fv, static_cast<double>(xt::linalg::norm(h.w_v)));
+            fo = std::max(fo, static_cast<double>(xt::linalg::norm(h.w_o)));
+        }
+        const char* norm = lw.norm.kind == io::norm_kind::layer_norm ? "LayerNorm" : lw.norm.kind == io::norm_kind::rms_norm ? "RMSNorm" : "RMSNorm (1 + w)";
+        std::cout << std::setw(5) << l << std::setw(7) << lw.heads.size() << std::fixed << std::setprecision(4) << std::setw(13) << fq << std::setw(13) << fk
+                  << std::setw(13) << fv << std::setw(13) << fo << "  " << norm << "\n";
+        layers.push_back({{"layer", l}, {"heads", lw.heads.size()}, {"max_frob", {{"W_q", fq}, {"W_k", fk}, {"W_v", fv}, {"W_o", fo}}}, {"norm", norm}});
+    }
+    j["per_layer"] = layers;
+    if (!o.json.empty()) io::write_file_atomically(o.json, j.dump(2) + "\n");
+    return 0;
+}
+
+} // namespace
+
+subcommand add_inspect(CLI::App& app)
+{
+    auto options = std::make_shared<inspect_options>();
+    auto* command = app.add_subcommand("inspect", "Architecture, format, geometry and every attention head of a model (directory, .safetensors)");
+    command->add_option("PATH", options->path, "A model directory or a .safetensors file")->required();
+    command->add_option("--json", options->json, "Also write the summary as JSON to this file");
+    return {command, [options] { return run(*options); }};
+}
+
+} // namespace qkov::app

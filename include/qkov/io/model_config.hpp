@@ -1,0 +1,159 @@
+// config.json of a Hugging Face checkpoint, reduced to what the head model needs.
+//
+// Both spellings are accepted: transformers 5 keeps RoPE settings in "rope_parameters" and the
+// dtype in "dtype"; older files keep "rope_theta"/"rope_scaling" at top level (NeoX:
+// "rotary_emb_base", "rotary_pct") and "torch_dtype". Families (from "model_type"):
+//   gpt2                                    Conv1D [in, out], fused c_attn, learned positions
+//   gpt_neox                                fused query_key_value interleaved per head, partial RoPE
+//   llama, mistral, qwen2, qwen3, olmo2,    separate q/k/v/o_proj, GQA, rotate_half RoPE
+//   gemma, gemma2 (RMSNorm scales by 1+w),
+//   phi3 (fused qkv_proj)
+// Sizes must be positive integers; the query heads must divide the width when head_dim is absent,
+// and the kv heads must divide the query heads. Anything else is a model_file_error naming the key.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "qkov/circuits/rope.hpp"
+#include "qkov/io/model_file_error.hpp"
+
+namespace qkov::io {
+
+enum class model_family { gpt2, gpt_neox, llama };
+enum class norm_kind { layer_norm, rms_norm, rms_norm_plus_one };
+
+struct rope_scaling {
+    std::string type;     ///< linear, dynamic, yarn, llama3, longrope, ...
+    double factor = 1.0;  ///< 1 when the type has none
+};
+
+struct rope_config {
+    rope_pairing pairing = rope_pairing::rotate_half;
+    std::size_t rotary_dim = 0;
+    double base = 10000.0;
+    std::optional<rope_scaling> scaling;
+};
+
+struct model_config {
+    std::string architecture;  ///< the class name ("LlamaForCausalLM") or the GGUF architecture
+    std::string model_type;
+    model_family family = model_family::llama;
+    std::size_t hidden_size = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab_size = 0;
+    bool tied_embeddings = false;
+    std::optional<rope_config> rope;  ///< none for learned absolute positions (GPT-2)
+    norm_kind norm = norm_kind::rms_norm;
+    double norm_eps = 1e-5;
+    std::string dtype;  ///< as the config states it (may be empty)
+};
+
+namespace detail {
+
+inline const nlohmann::json* config_key(const nlohmann::json& j, std::initializer_list<const char*> keys, const char** found = nullptr)
+{
+    for (const char* k : keys) {
+        const auto it = j.find(k);
+        if (it != j.end() && !it->is_null()) {
+            if (found) *found = k;
+            return &*it;
+        }
+    }
+    return nullptr;
+}
+
+inline std::size_t config_size(const nlohmann::json& j, const std::string& file, std::initializer_list<const char*> keys, bool required = true,
+                               std::size_t fallback = 0)
+{
+    const char* key = nullptr;
+    const nlohmann::json* v = config_key(j, keys, &key);
+    if (v == nullptr) {
+        if (required) throw model_file_error(file, std::string("config lacks \"") + *keys.begin() + "\"");
+        return fallback;
+    }
+    if (!v->is_number_integer()) throw model_file_error(file, std::string("\"") + key + "\" is not an integer (" + v->dump() + ")");
+    const auto n = v->get<std::int64_t>();
+    if (n <= 0) throw model_file_error(file, std::string("\"") + key + "\" must be positive, not " + std::to_string(n));
+    if (n > (std::int64_t{1} << 40)) throw model_file_error(file, std::string("\"") + key + "\" is absurdly large (" + std::to_string(n) + ")");
+    return static_cast<std::size_t>(n);
+}
+
+inline double config_number(const nlohmann::json& j, std::initializer_list<const char*> keys, double fallback, const std::string& file)
+{
+    const char* key = nullptr;
+    const nlohmann::json* v = config_key(j, keys, &key);
+    if (v == nullptr) return fallback;
+    if (!v->is_number()) throw model_file_error(file, std::string("\"") + key + "\" is not a number (" + v->dump() + ")");
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x <= 0) throw model_file_error(file, std::string("\"") + key + "\" must be a positive finite number");
+    return x;
+}
+
+} // namespace detail
+
+inline model_config parse_model_config(const nlohmann::json& j, const std::string& file)
+{
+    using detail::config_key;
+    using detail::config_size;
+    model_config c;
+    const auto* type = config_key(j, {"model_type"});
+    if (type == nullptr || !type->is_string()) throw model_file_error(file, "config lacks a string \"model_type\"");
+    c.model_type = type->get<std::string>();
+    if (const auto* arch = config_key(j, {"architectures"}); arch && arch->is_array() && !arch->empty() && (*arch)[0].is_string())
+        c.architecture = (*arch)[0].get<std::string>();
+    else
+        c.architecture = c.model_type;
+    const std::string& t = c.model_type;
+    if (t == "gpt2") c.family = model_family::gpt2, c.norm = norm_kind::layer_norm;
+    else if (t == "gpt_neox") c.family = model_family::gpt_neox, c.norm = norm_kind::layer_norm;
+    else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" || t == "olmo2" || t == "phi3") c.family = model_family::llama;
+    else if (t == "gemma" || t == "gemma2") c.family = model_family::llama, c.norm = norm_kind::rms_norm_plus_one;
+    else
+        throw model_file_error(file, "unknown architecture (model_type \"" + t +
+                                         "\"; qkov reads gpt2, gpt_neox, llama, mistral, qwen2, qwen3, olmo2, gemma, gemma2, phi3)");
+
+    c.hidden_size = config_size(j, file, {"hidden_size", "n_embd"});
+    c.layers = config_size(j, file, {"num_hidden_layers", "n_layer"});
+    c.heads = config_size(j, file, {"num_attention_heads", "n_head"});
+    c.kv_heads = config_size(j, file, {"num_key_value_heads"}, false, c.heads);
+    c.vocab_size = config_size(j, file, {"vocab_size"});
+    if (config_key(j, {"head_dim"}) != nullptr) c.head_dim = config_size(j, file, {"head_dim"});
+    else {
+        if (c.hidden_size % c.heads != 0)
+            throw model_file_error(file, std::to_string(c.heads) + " heads do not divide the width " + std::to_string(c.hidden_size));
+        c.head_dim = c.hidden_size / c.heads;
+    }
+    if (c.heads % c.kv_heads != 0)
+        throw model_file_error(file, std::to_string(c.kv_heads) + " key/value heads do not divide the " + std::to_string(c.heads) + " query heads");
+    const auto* tied = config_key(j, {"tie_word_embeddings"});
+    c.tied_embeddings = tied ? (tied->is_boolean() && tied->get<bool>()) : c.family == model_family::gpt2 || c.family == model_family::llama;
+    if (const auto* dt = config_key(j, {"dtype", "torch_dtype"}); dt && dt->is_string()) c.dtype = dt->get<std::string>();
+    c.norm_eps = detail::config_number(j, {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon"}, 1e-5, file);
+
+    if (c.family != model_family::gpt2) {
+        static const nlohmann::json empty = nlohmann::json::object();
+        const auto* params = config_key(j, {"rope_parameters"});
+        const nlohmann::json& p = params && params->is_object() ? *params : empty;
+        rope_config r;
+        r.base = detail::config_number(p, {"rope_theta"}, detail::config_number(j, {"rope_theta", "rotary_emb_base"}, 10000.0, file), file);
+        const double fraction =
+            detail::config_number(p, {"partial_rotary_factor"}, detail::config_number(j, {"partial_rotary_factor", "rotary_pct"}, 1.0, file), file);
+        if (fraction > 1.0) throw model_file_error(file, "the rotary fraction must be in (0, 1]");
+        r.rotary_dim = static_cast<std::size_t>(static_cast<double>(c.head_dim) * fraction);
+        r.rotary_dim -= r.rotary_dim % 2;
+        const nlohmann::json* scaling = config_key(j, {"rope_scaling"});
+        if (scaling == nullptr || !scaling->is_object()) scaling = params && params->is_object() ? params : nullptr;
+        if (scaling) {
+            const auto* kind = config_key(*scaling, {"rope_type", "type"});
+            if (kind && kind->is_string() && kind->get<std::string>() != "default")
+                r.scaling = rope_scaling{kind->get<std::string>(), detail::config_number(*scaling, {"factor"}, 1.0, file)};
+        }
+        c.rope = r;
+    }
+    return c;
+}
+
+} // namespace qkov::io

@@ -1,0 +1,28 @@
+// A model from a path: a Hugging Face directory (config.json + safetensors, single or sharded) or
+// a .safetensors file with its config.json beside it, or a .gguf file (configuration in its metadata).
+#pragma once
+
+#include <filesystem>
+
+#include "qkov/io/model_config.hpp"
+#include "qkov/io/open_checkpoint.hpp"
+#include "qkov/io/safetensors_index.hpp"
+#include "qkov/model/attention_model.hpp"
+#include "qkov/model/gguf_model.hpp"
+
+namespace qkov::model {
+
+inline attention_model open_model(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw io::model_file_error(path.string(), "no such file or directory");
+    if (path.extension() == ".gguf") return open_gguf_model(path);
+    const auto dir = std::filesystem::is_directory(path, ec) ? path : path.parent_path();
+    auto source = io::open_safetensors_checkpoint(path);  // refuses pickles and empty directories first
+    const auto config_path = dir / "config.json";
+    if (!std::filesystem::exists(config_path, ec)) throw io::model_file_error(config_path.string(), "config.json is missing beside the weights");
+    auto config = io::parse_model_config(io::read_json_object(config_path), config_path.string());
+    return attention_model(std::move(config), std::move(source));
+}
+
+} // namespace qkov::model

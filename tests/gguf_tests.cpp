@@ -1,0 +1,200 @@
+// GGUF reader: stories260K in GGUF and in Hugging Face safetensors give the same heads once the
+// RoPE pairing is accounted for; hostile GGUF files, built byte by byte, fail with their cause.
+#define BOOST_TEST_MODULE gguf
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "qkov/model/head_attention.hpp"
+#include "qkov/model/open_model.hpp"
+#include "shared_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace qkov::model;
+
+namespace {
+
+/// Rows of a d x D head matrix from interleaved order (pairs (2i, 2i+1)) to rotate_half order
+/// (pairs (i, i + d/2)): what the Hugging Face conversion script's permute does to q_proj/k_proj.
+matrix interleaved_to_rotate_half(const matrix& w)
+{
+    const std::size_t d = w.shape(0);
+    matrix out = w;
+    for (std::size_t i = 0; i < d / 2; ++i) {
+        xt::view(out, i, xt::all()) = xt::view(w, 2 * i, xt::all());
+        xt::view(out, i + d / 2, xt::all()) = xt::view(w, 2 * i + 1, xt::all());
+    }
+    return out;
+}
+
+matrix probe(std::size_t D)
+{
+    matrix x = xt::empty<double>({std::size_t{20}, D});
+    for (std::size_t i = 0; i < 20; ++i)
+        for (std::size_t j = 0; j < D; ++j) x(i, j) = std::sin(1.3 * static_cast<double>(i) + 0.7 * static_cast<double>(j) + 0.5);
+    return x;
+}
+
+double max_gap(const std::vector<double>& a, const std::vector<double>& b)
+{
+    double g = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) g = std::max(g, std::abs(a[i] - b[i]));
+    return g;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(stories260k_gguf_and_hf_give_the_same_heads_after_the_pairing)
+{
+    const auto dir = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K");
+    if (dir.empty()) return;
+    const auto gguf = open_model(dir / "stories260K.gguf");
+    const auto hf = open_model(dir / "hf");
+    const auto& g = gguf.config();
+    BOOST_TEST(g.hidden_size == 64u);
+    BOOST_TEST(g.layers == 5u);
+    BOOST_TEST(g.heads == 8u);
+    BOOST_TEST(g.kv_heads == 4u);
+    BOOST_TEST(g.head_dim == 8u);
+    BOOST_TEST(g.vocab_size == 512u);
+    BOOST_TEST((g.rope->pairing == qkov::rope_pairing::interleaved));
+    BOOST_TEST((hf.config().rope->pairing == qkov::rope_pairing::rotate_half));
+    double worst_right = 0, least_wrong = 1;
+    for (std::size_t l = 0; l < g.layers; ++l) {
+        const auto a = gguf.layer(l), b = hf.layer(l);
+        for (std::size_t h = 0; h < g.heads; ++h) {
+            BOOST_TEST_CONTEXT("layer " << l << " head " << h)
+            {
+                // Both files hold the same float32 values: equality is exact.
+                BOOST_TEST(interleaved_to_rotate_half(a.heads[h].w_q) == b.heads[h].w_q);
+                BOOST_TEST(interleaved_to_rotate_half(a.heads[h].w_k) == b.heads[h].w_k);
+                BOOST_TEST(a.heads[h].w_v == b.heads[h].w_v);
+                BOOST_TEST(a.heads[h].w_o == b.heads[h].w_o);
+                BOOST_TEST(!(a.heads[h].w_q == b.heads[h].w_q));  // the stored orders do differ
+                const matrix x = probe(64);
+                const auto pa = last_query_probabilities(x, a.heads[h], g.rope);
+                const auto pb = last_query_probabilities(x, b.heads[h], hf.config().rope);
+                auto wrong = g.rope;
+                wrong->pairing = qkov::rope_pairing::rotate_half;
+                const auto pw = last_query_probabilities(x, a.heads[h], wrong);
+                worst_right = std::max(worst_right, max_gap(pa, pb));
+                least_wrong = std::min(least_wrong, max_gap(pa, pw));
+            }
+        }
+    }
+    BOOST_TEST(worst_right < 1e-12);
+    // The wrong pairing changes every head's attention measurably (the test can fail).
+    BOOST_TEST(least_wrong > 1e-3);
+    BOOST_TEST_MESSAGE("right pairing: max gap " << worst_right << "; wrong pairing: min over heads of the max gap " << least_wrong);
+    const auto ea = gguf.embedding(), eb = hf.embedding();
+    BOOST_REQUIRE(ea && eb);
+    BOOST_TEST(*ea == *eb);
+}
+
+namespace {
+
+struct gguf_writer {
+    std::string bytes = "GGUF";
+    template <class T>
+    gguf_writer& put(T v)
+    {
+        bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+        return *this;
+    }
+    gguf_writer& str(const std::string& s)
+    {
+        put<std::uint64_t>(s.size());
+        bytes += s;
+        return *this;
+    }
+    fs::path write(const std::string& name) const
+    {
+        const auto dir = fs::temp_directory_path() / ("qkov-gguf-tests-" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        std::ofstream(dir / name, std::ios::binary) << bytes;
+        return dir / name;
+    }
+};
+
+std::string error_of(const fs::path& p)
+{
+    try {
+        qkov::io::gguf_file f(p);
+    } catch (const qkov::io::model_file_error& e) {
+        return e.what();
+    }
+    BOOST_FAIL("no error for " + p.string());
+    return {};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+/// A v3 file with one tensor "t" of type `type`, ne = {n}, and `data` after 32-byte alignment.
+gguf_writer one_tensor(std::uint32_t type, std::uint64_t n, const std::string& data)
+{
+    gguf_writer w;
+    w.put<std::uint32_t>(3).put<std::uint64_t>(1).put<std::uint64_t>(1);
+    w.str("general.architecture").put<std::uint32_t>(8).str("llama");
+    w.str("t").put<std::uint32_t>(1).put<std::uint64_t>(n).put<std::uint32_t>(type).put<std::uint64_t>(0);
+    w.bytes.append((32 - w.bytes.size() % 32) % 32, '\0');
+    w.bytes += data;
+    return w;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(q8_0_is_dequantised_block_by_block)
+{
+    // One block: scale 0.5 (fp16 0x3800), values -128, -1, 0, 1, 127 and zeros.
+    std::string block(34, '\0');
+    const std::uint16_t scale = 0x3800;
+    std::memcpy(block.data(), &scale, 2);
+    const std::int8_t q[5] = {-128, -1, 0, 1, 127};
+    std::memcpy(block.data() + 2, q, 5);
+    qkov::io::gguf_file f(one_tensor(8, 32, block).write("q8.gguf"));
+    const auto* t = f.find("t");
+    BOOST_REQUIRE(t);
+    BOOST_TEST(t->at(0) == -64.0);
+    BOOST_TEST(t->at(1) == -0.5);
+    BOOST_TEST(t->at(2) == 0.0);
+    BOOST_TEST(t->at(3) == 0.5);
+    BOOST_TEST(t->at(4) == 63.5);
+    BOOST_TEST(t->at(31) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(gguf_bad_magic)
+{
+    gguf_writer w;
+    w.bytes = "GGML";
+    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(0);
+    BOOST_TEST(contains(error_of(w.write("magic.gguf")), "bad magic"));
+}
+
+BOOST_AUTO_TEST_CASE(gguf_absurd_counts)
+{
+    gguf_writer w;
+    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(std::uint64_t{1} << 60);
+    BOOST_TEST(contains(error_of(w.write("kv.gguf")), "absurd key/value count"));
+    gguf_writer t;
+    t.put<std::uint32_t>(3).put<std::uint64_t>(std::uint64_t{1} << 60).put<std::uint64_t>(0);
+    BOOST_TEST(contains(error_of(t.write("tensors.gguf")), "absurd tensor count"));
+}
+
+BOOST_AUTO_TEST_CASE(gguf_truncated)
+{
+    auto w = one_tensor(0, 16, std::string(64, '\0'));
+    w.bytes.resize(w.bytes.size() - 10);
+    BOOST_TEST(contains(error_of(w.write("trunc.gguf")), "tensor 't': data runs past the end of the file"));
+    auto h = one_tensor(0, 16, "");
+    h.bytes.resize(60);  // inside the architecture value (the header is 69 bytes up to the tensor info)
+    BOOST_TEST(contains(error_of(h.write("trunc-header.gguf")), "truncated at byte"));
+}
+
+BOOST_AUTO_TEST_CASE(gguf_unknown_tensor_type_is_named)
+{
+    BOOST_TEST(contains(error_of(one_tensor(12, 256, std::string(256, '\0')).write("q4k.gguf")), "ggml type 12"));
+}
