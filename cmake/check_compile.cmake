@@ -1,17 +1,29 @@
 # Compiles one source file with -fsyntax-only and judges the result (run with cmake -P):
 #   EXPECT=pass: the compiler must succeed (a proof: every static_assert holds).
-#   EXPECT=fail: the compiler must fail AND its output must match every regular expression given
-#                in the source as a line "// expect-error: <regex>" (a false claim, or bad input,
-#                rejected for the right reason - not for any error).
-# Variables: COMPILER, SOURCE, EXPECT, FLAGS (separated by |).
+#   EXPECT=fail: the compiler must fail AND its output must match every diagnostic the source pins
+#                for this compiler, one per line "// expect-error-<KIND>: <text>" with KIND gcc or
+#                clang (a false claim, or bad input, rejected for the right reason - not for any
+#                error). Each compiler words its diagnostics differently, so each has its own lines,
+#                and a case without a line for the compiler judging it is an error, not a pass.
+# A source may add flags of its own with a line "// compile-flags: <flags separated by spaces>".
+# Variables: COMPILER, KIND (gcc or clang), SOURCE, EXPECT, FLAGS (separated by |).
 cmake_minimum_required(VERSION 3.25)
-foreach(var COMPILER SOURCE EXPECT)
+foreach(var COMPILER KIND SOURCE EXPECT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_compile.cmake: ${var} is not set")
   endif()
 endforeach()
+if(NOT KIND MATCHES "^(gcc|clang)$")
+  message(FATAL_ERROR "check_compile.cmake: KIND must be gcc or clang, not '${KIND}'")
+endif()
 
 string(REPLACE "|" ";" FLAGS "${FLAGS}")
+file(STRINGS ${SOURCE} own_flags REGEX "^// compile-flags: ")
+foreach(line IN LISTS own_flags)
+  string(REGEX REPLACE "^// compile-flags: " "" line "${line}")
+  separate_arguments(line UNIX_COMMAND "${line}")
+  list(APPEND FLAGS ${line})
+endforeach()
 set(ENV{LC_ALL} C)  # plain ASCII quotes in diagnostics
 execute_process(COMMAND ${COMPILER} ${FLAGS} -fsyntax-only ${SOURCE}
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -19,29 +31,29 @@ set(log "${out}${err}")
 
 if(EXPECT STREQUAL "pass")
   if(NOT status EQUAL 0)
-    message(FATAL_ERROR "${SOURCE} must compile (it is a proof) but did not:\n${log}")
+    message(FATAL_ERROR "${SOURCE} must compile with ${KIND} (${COMPILER}) but did not:\n${log}")
   endif()
-  message(STATUS "proved: ${SOURCE}")
+  message(STATUS "proved (${KIND}): ${SOURCE}")
   return()
 endif()
 
-file(STRINGS ${SOURCE} expectations REGEX "^// expect-error: ")
+file(STRINGS ${SOURCE} expectations REGEX "^// expect-error-${KIND}: ")
 if(NOT expectations)
-  message(FATAL_ERROR "${SOURCE} has no '// expect-error: <regex>' line: a compile-fail case must say which diagnostic it expects")
+  message(FATAL_ERROR "${SOURCE} has no '// expect-error-${KIND}: <text>' line: a compile-fail case must say which diagnostic it expects from each compiler")
 endif()
 if(status EQUAL 0)
-  message(FATAL_ERROR "${SOURCE} compiled, but it must be rejected")
+  message(FATAL_ERROR "${SOURCE} compiled with ${KIND} (${COMPILER}), but it must be rejected")
 endif()
 foreach(line IN LISTS expectations)
-  string(REGEX REPLACE "^// expect-error: " "" pattern "${line}")
+  string(REGEX REPLACE "^// expect-error-${KIND}: " "" pattern "${line}")
   string(STRIP "${pattern}" pattern)
   if(pattern STREQUAL "")
-    message(FATAL_ERROR "${SOURCE} has an empty '// expect-error:' line, which would match any failure")
+    message(FATAL_ERROR "${SOURCE} has an empty '// expect-error-${KIND}:' line, which would match any failure")
   endif()
   # The patterns are literal text: escape regex metacharacters.
   string(REGEX REPLACE "([][.*+?^$(){}|\\\\])" "\\\\\\1" escaped "${pattern}")
   if(NOT log MATCHES "${escaped}")
-    message(FATAL_ERROR "${SOURCE} failed to compile, but not with the expected diagnostic\n  expected: ${pattern}\ncompiler output:\n${log}")
+    message(FATAL_ERROR "${SOURCE} failed to compile with ${KIND} (${COMPILER}), but not with the expected diagnostic\n  expected: ${pattern}\ncompiler output:\n${log}")
   endif()
 endforeach()
-message(STATUS "rejected as expected: ${SOURCE}")
+message(STATUS "rejected as expected (${KIND}): ${SOURCE}")

@@ -1,5 +1,7 @@
 // False twin of B3: the absorbed form sees R_{d-s+1}, one position off.
-// expect-error: static assertion failed: B3 false twin
+// expect-error-gcc: static assertion failed: B3 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': B3 false twin
 #include "../absorption_instances.hpp"
 
 namespace {

@@ -1,5 +1,7 @@
 // False twin of B4: the bias terms turn with R_{d-s+1}.
-// expect-error: static assertion failed: B4 false twin
+// expect-error-gcc: static assertion failed: B4 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': B4 false twin
 #include "../B4_bias_rope_absorption.cpp"
 
 namespace {

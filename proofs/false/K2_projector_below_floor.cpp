@@ -1,6 +1,8 @@
 // False twin of K2: a rank-d matrix gets closer to I than sqrt(D - d): the projector's squared
 // distance is D - d - 1.
-// expect-error: static assertion failed: K2 false twin
+// expect-error-gcc: static assertion failed: K2 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': K2 false twin
 #include "../K2_copy_floor.cpp"
 
 namespace {

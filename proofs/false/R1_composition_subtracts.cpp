@@ -1,5 +1,7 @@
 // False twin of R1: rotations compose by subtracting positions, R_m R_n = R_{m-n}.
-// expect-error: static assertion failed: R1 false twin
+// expect-error-gcc: static assertion failed: R1 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R1 false twin
 #include "../R1_rotation_group.cpp"
 
 namespace {

@@ -1,6 +1,8 @@
 // False twin of R2: a rotate_half rotation composed with an interleaved one is still relative.
 // The two pairings rotate different coordinate pairs, so the dense product is not R_{n-m}.
-// expect-error: static assertion failed: R2 false twin
+// expect-error-gcc: static assertion failed: R2 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R2 false twin
 #include "../R2_pairings.cpp"
 
 namespace {

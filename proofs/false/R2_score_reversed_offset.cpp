@@ -1,5 +1,7 @@
 // False twin of R2 (scores): the score sees R_{m-n} instead of R_{n-m}.
-// expect-error: static assertion failed: R2 false twin
+// expect-error-gcc: static assertion failed: R2 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R2 false twin
 #include "../R2_score_bilinear_form.cpp"
 
 namespace {

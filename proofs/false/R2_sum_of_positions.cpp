@@ -1,5 +1,7 @@
 // False twin of R2: the relative rotation is R_{n+m} instead of R_{n-m}.
-// expect-error: static assertion failed: R2 false twin
+// expect-error-gcc: static assertion failed: R2 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R2 false twin
 #include "../R2_relative_position.cpp"
 
 namespace {

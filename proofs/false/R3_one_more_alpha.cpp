@@ -1,5 +1,7 @@
 // False twin of R3: the previous-token score is (d/2 + 1) alpha.
-// expect-error: static assertion failed: R3 false twin
+// expect-error-gcc: static assertion failed: R3 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R3 false twin
 #include "../R3_previous_token_score.cpp"
 
 namespace {

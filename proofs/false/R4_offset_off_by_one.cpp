@@ -1,5 +1,7 @@
 // False twin of R4: the profile is alpha sum_l cos((m - n - 1) theta_l) (an off-by-one offset).
-// expect-error: static assertion failed: R4 false twin
+// expect-error-gcc: static assertion failed: R4 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R4 false twin
 #include "../R4_previous_token_profile.cpp"
 
 namespace {

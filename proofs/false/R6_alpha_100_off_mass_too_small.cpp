@@ -1,6 +1,8 @@
 // False twin of R6: at alpha = 100 the mass off the previous token is about 1.818e-47; claiming
 // it below 1.8e-47 must not compile.
-// expect-error: static assertion failed: R6 false twin
+// expect-error-gcc: static assertion failed: R6 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R6 false twin
 #include "../R6_previous_token_mass.cpp"
 
 namespace {

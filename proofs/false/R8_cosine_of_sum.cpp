@@ -1,5 +1,7 @@
 // False twin of R8: the scores depend on n + m (absolute position) rather than n - m.
-// expect-error: static assertion failed: R8 false twin
+// expect-error-gcc: static assertion failed: R8 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R8 false twin
 #include "../R8_recency_identity.cpp"
 
 namespace {

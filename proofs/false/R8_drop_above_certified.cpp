@@ -1,6 +1,8 @@
 // False twin of R8 (certified part): a guaranteed relative drop 1e-9 larger than certified over
 // 1..512: the minimum cannot exceed its own certified upper bound, so this fails.
-// expect-error: static assertion failed: R8 false twin
+// expect-error-gcc: static assertion failed: R8 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R8 false twin
 #include "../R8_recency_maximum.cpp"
 
 namespace {

@@ -1,6 +1,8 @@
 // False twin of R8 (certified part): the score at n - m = 710 is not below the score at n = m
 // (710 rad is 1.8e-9 past 113 turns; it is below, by a certified margin).
-// expect-error: static assertion failed: R8 false twin
+// expect-error-gcc: static assertion failed: R8 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R8 false twin
 #include "../R8_recency_maximum.cpp"
 
 namespace {

@@ -1,5 +1,7 @@
 // False twin of R9: the last pair turns with the first pair's angle theta_1.
-// expect-error: static assertion failed: R9 false twin
+// expect-error-gcc: static assertion failed: R9 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R9 false twin
 #include "../R9_last_pair_identity.cpp"
 
 namespace {

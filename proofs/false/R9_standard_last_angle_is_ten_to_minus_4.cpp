@@ -1,5 +1,7 @@
 // False twin of R9: the standard schedule's last angle at d = 64 is 10^-4 (it is 10^-3.875).
-// expect-error: static assertion failed: R9 false twin
+// expect-error-gcc: static assertion failed: R9 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': R9 false twin
 #include "../R9_last_angle_schedules.cpp"
 
 namespace {

@@ -1,6 +1,8 @@
 // False twin of T1: transforming W_Q and W_K by the same G (instead of G and G^-T) keeps the
 // scores. It does not: W_Q^T G^T G W_K differs from W_Q^T W_K unless G is orthogonal.
-// expect-error: static assertion failed: T1 false twin
+// expect-error-gcc: static assertion failed: T1 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T1 false twin
 #include "../T1_factorization_invariance.cpp"
 
 namespace {

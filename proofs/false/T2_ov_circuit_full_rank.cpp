@@ -1,5 +1,7 @@
 // False twin of T2: the OV circuit at D = 64, d_head = 16 is invertible (rank D).
-// expect-error: static assertion failed: T2 false twin
+// expect-error-gcc: static assertion failed: T2 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T2 false twin
 #include "../T2_circuit_rank.cpp"
 
 namespace {

@@ -1,5 +1,7 @@
 // False twin of T2: at the seed's size (D = 16, d_head = 4) the QK circuit has rank d_head + 1.
-// expect-error: static assertion failed: T2 false twin
+// expect-error-gcc: static assertion failed: T2 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T2 false twin
 #include "../T2_circuit_rank.cpp"
 
 namespace {

@@ -1,5 +1,7 @@
 // False twin of T4: the heads spend a quarter of their capacity (2 of 8 channels) on composition.
-// expect-error: static assertion failed: T4 false twin
+// expect-error-gcc: static assertion failed: T4 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T4 false twin
 #include "../T4_virtual_head.cpp"
 
 namespace {

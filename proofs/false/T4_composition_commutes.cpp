@@ -1,5 +1,7 @@
 // False twin of T4: the order of the heads does not matter (W_net^1 W_net^2 = W_net^2 W_net^1).
-// expect-error: static assertion failed: T4 false twin
+// expect-error-gcc: static assertion failed: T4 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T4 false twin
 #include "../T4_virtual_head.cpp"
 
 namespace {

@@ -1,6 +1,8 @@
 // False twin of T4 (soft): at alpha = 1 the two-back mass exceeds 1/2 in every row (its minimum
 // over rows is 0.4230...).
-// expect-error: static assertion failed: T4 false twin
+// expect-error-gcc: static assertion failed: T4 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T4 false twin
 #include "../T4_soft_two_back_head.cpp"
 
 namespace {

@@ -1,6 +1,8 @@
 // False twin of T4: the two-token copy reads dimension 8 (where head 1 writes) rather than
 // dimension 0 (what head 1 read): W_net^2 W_net^1 would be the single entry (15, 8).
-// expect-error: static assertion failed: T4 false twin
+// expect-error-gcc: static assertion failed: T4 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T4 false twin
 #include "../T4_virtual_head.cpp"
 
 namespace {

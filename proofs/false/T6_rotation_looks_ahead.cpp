@@ -1,5 +1,7 @@
 // False twin of T6: the rotation by -alpha of (c) looks one token ahead (maps p_n to p_{n+1}).
-// expect-error: static assertion failed: T6 false twin
+// expect-error-gcc: static assertion failed: T6 false twin
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': T6 false twin
 #include "../T6_rotated_sinusoid_heads.cpp"
 
 namespace {

@@ -1,6 +1,7 @@
 // False: "the previous-token score 2^32 + 1 positions back is (d/2) alpha", i.e. the profile at the
 // offset m - n = -2^32 is d/2. The offset does not fit the linear form and is refused by name.
-// expect-error: call to non-'constexpr' function 'void qkov::linear_form_constant_out_of_range()'
+// expect-error-gcc: call to non-'constexpr' function 'void qkov::linear_form_constant_out_of_range()'
+// expect-error-clang: non-constexpr function 'linear_form_constant_out_of_range' cannot be used in a constant expression
 #include <cstdint>
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/scalar/trig_poly.hpp"

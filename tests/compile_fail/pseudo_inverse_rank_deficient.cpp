@@ -1,5 +1,6 @@
 // A 3 x 2 matrix of rank 1 has neither full column nor full row rank.
-// expect-error: call to non-'constexpr' function 'void qkov::pseudo_inverse_needs_full_rank()'
+// expect-error-gcc: call to non-'constexpr' function 'void qkov::pseudo_inverse_needs_full_rank()'
+// expect-error-clang: non-constexpr function 'pseudo_inverse_needs_full_rank' cannot be used in a constant expression
 #include "qkov/matrix/pseudo_inverse.hpp"
 #include "qkov/scalar/rational.hpp"
 using Q = qkov::rational64;

@@ -1,5 +1,6 @@
 // False: "R_{2.5} = R_2" with exact Pythagorean rotations. The position must be an integer.
-// expect-error: integer_position
+// expect-error-gcc: integer_position
+// expect-error-clang: integer_position
 #include "qkov/circuits/rope.hpp"
 #include "qkov/scalar/rational.hpp"
 using Q = qkov::rational<qkov::checked_int128>;

@@ -1,6 +1,7 @@
 // False: "R_{2.5} = R_2". A position is an integer or a linear form: a double satisfies neither
 // and is refused by the angle provider's constraint instead of being cut to 2.
-// expect-error: symbolic_position
+// expect-error-gcc: symbolic_position
+// expect-error-clang: symbolic_position
 #include "qkov/circuits/rope.hpp"
 #include "qkov/scalar/trig_poly.hpp"
 using P = qkov::trig_poly<>;

@@ -1,6 +1,8 @@
 // A user's false statement about RoPE, written against the public headers, does not compile:
 // R_m^T R_n is R_{n-m}, not R_{m-n}.
-// expect-error: static assertion failed: my claim
+// expect-error-gcc: static assertion failed: my claim
+// expect-error-clang: static assertion failed due to requirement
+// expect-error-clang: ': my claim
 #include "qkov/circuits/rope.hpp"
 #include "qkov/scalar/trig_poly.hpp"
 using P = qkov::trig_poly<>;
