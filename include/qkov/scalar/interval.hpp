@@ -6,8 +6,9 @@
 // qkov's own targets build with -ffp-contract=off, so no fused multiply-add changes a rounding).
 // A correctly rounded result is within half an ulp of the exact one, so stepping one ulp
 // outwards (next_down / next_up) encloses the exact result. Tested against exact rationals in
-// constant evaluation (tests/static/interval_static_tests.cpp) and against 100-digit Boost
-// numbers at run time (tests/interval_tests.cpp).
+// constant evaluation (tests/static/interval_static_tests.cpp, with g++ and clang) and against
+// 100-digit Boost numbers at run time (tests/interval_tests.cpp, also built as a user's build
+// may be: -O3 -march=native with contraction into fused multiply-adds). -ffast-math is refused.
 //
 // Comparisons are three-valued: holds, fails or undecided (the enclosures overlap). A proof
 // may only use `holds`; undecided is never success. operator== compares enclosures, not reals
@@ -23,6 +24,13 @@
 
 #include "qkov/scalar/errors.hpp"
 #include "qkov/scalar/native_integer.hpp"
+
+// -ffast-math (and -ffinite-math-only, part of it) lets the compiler assume that no value is NaN
+// or infinite and reassociate sums: the NaN checks every enclosure relies on would be compiled
+// away and a reassociated sum is no longer the one whose rounding was stepped outwards.
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "qkov: interval arithmetic is unsound under -ffast-math or -ffinite-math-only (NaN checks and rounding would be optimised away); build without them"
+#endif
 
 namespace qkov {
 
