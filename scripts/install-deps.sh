@@ -9,6 +9,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libmpfr-dev libpng-dev
   python3-numpy                            # the reference of bench/numeric (numpy on OpenBLAS)
   libfreetype-dev fonts-dejavu-core        # figure text: FreeType and the DejaVu Sans font
+  clang-16 libclang-rt-16-dev              # the second constant evaluator, and libFuzzer + sanitizers
+  pkg-config
 )
 
 missing=()

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Writes the seed corpora of the libFuzzer harnesses into DIR/<harness>/: small valid files of
+# every format and variant the readers accept (made here, with numpy for .npy), the shared
+# fixtures and real models when present, and a few minimal invalid inputs.
+# Usage: fuzz/make_corpus.sh DIR
+set -eu
+out=$1
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+shared=${QKOV_SHARED_DIR:-$root/../shared}
+for harness in safetensors gguf config npy; do mkdir -p "$out/$harness"; done
+
+# safetensors: an empty header, and one tensor of each supported dtype.
+printf '\010\000\000\000\000\000\000\000{}      ' > "$out/safetensors/empty"
+python3 - "$out/safetensors" <<'PY'
+import json, struct, sys
+for dtype, size in (("F64", 8), ("F32", 4), ("F16", 2), ("BF16", 2)):
+    header = json.dumps({"w": {"dtype": dtype, "shape": [2, 3], "data_offsets": [0, 6 * size]},
+                         "__metadata__": {"format": "pt"}}).encode()
+    header += b" " * (-len(header) % 8)
+    with open(f"{sys.argv[1]}/{dtype.lower()}", "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header + bytes(range(1, 6 * size + 1)))
+PY
+
+# GGUF: a header with no tensors and no metadata.
+printf 'GGUF\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > "$out/gguf/empty"
+
+# config.json: a minimal Llama, and the fixtures' GPT-2, GPT-NeoX and Llama configs.
+printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":1,"num_attention_heads":2,"vocab_size":4}' > "$out/config/llama"
+
+# .npy: every dtype the reader takes, both orders, a 0-d array and format versions 1.0 and 2.0.
+python3 - "$out/npy" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+a = np.arange(6, dtype=np.float64).reshape(2, 3) / 7
+for t in ("<f2", "<f4", "<f8", "<u2"):
+    np.save(f"{d}/c_{t[1:]}.npy", a.astype(t))
+np.save(f"{d}/fortran.npy", np.asfortranarray(a))
+np.save(f"{d}/scalar.npy", np.float32(1.5))
+with open(f"{d}/v2.npy", "wb") as f:
+    np.lib.format.write_array(f, a, version=(2, 0))
+PY
+
+if [ -d "$shared/fixtures/models" ]; then
+  for m in gpt2 gpt_neox llama; do cp "$shared/fixtures/models/$m/config.json" "$out/config/$m.json"; done
+  cp "$shared/fixtures/models/gpt2/model.safetensors" "$out/safetensors/gpt2"
+fi
+if [ -f "$shared/real_models/llama2c-stories260K/stories260K.gguf" ]; then
+  cp "$shared/real_models/llama2c-stories260K/stories260K.gguf" "$out/gguf/stories260K"
+fi
