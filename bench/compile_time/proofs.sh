@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
-# Compile time and peak memory of each proof file (g++ -fsyntax-only, the proofs' flags),
-# median of REPS runs, files alternating within each repetition.
+# Compile time and peak memory of each proof file on both constant evaluators (g++ and clang,
+# -fsyntax-only with the proofs' flags), median of REPS runs; within each repetition every file
+# is compiled by g++ and then by clang, so both see the same machine load.
+# Environment: REPS (default 3), CLANGXX (default clang++-16).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps=${REPS:-3}
+clangxx=${CLANGXX:-clang++-16}
 tmp=$(mktemp -d)
 for ((r = 0; r < reps; ++r)); do
   for f in proofs/*.cpp; do
     /usr/bin/time -f "%e %M" -o "$tmp/t" g++ -std=c++20 -Iinclude -fsyntax-only -fconstexpr-ops-limit=536870912 "$f"
-    echo "$f $(tail -1 "$tmp/t")" >> "$tmp/all"
+    echo "gcc $f $(tail -1 "$tmp/t")" >> "$tmp/all"
+    /usr/bin/time -f "%e %M" -o "$tmp/t" "$clangxx" -std=c++20 -Iinclude -fsyntax-only -fconstexpr-steps=100000000 "$f"
+    echo "clang $f $(tail -1 "$tmp/t")" >> "$tmp/all"
   done
 done
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-printf '| proof | median seconds | median peak MB |\n| --- | --- | --- |\n'
-certified_total=0
+printf '| proof | g++ s | clang s | clang / g++ | g++ peak MB | clang peak MB |\n| --- | --- | --- | --- | --- | --- |\n'
+declare -A total=([gcc]=0 [clang]=0) certified=([gcc]=0 [clang]=0)
 for f in proofs/*.cpp; do
-  t=$(awk -v f="$f" '$1==f {print $2}' "$tmp/all" | median)
-  m=$(awk -v f="$f" '$1==f {print $3}' "$tmp/all" | median)
-  awk -v f="$f" -v t="$t" -v m="$m" 'BEGIN {printf "| %s | %.2f | %.0f |\n", f, t, m/1024}'
-  # The certified (C) proofs: their "// Kind:" line says C; their total has a budget of 60 s.
-  if grep -qE '^// Kind: (C|.* and C) ' "$f"; then certified_total=$(awk -v a="$certified_total" -v b="$t" 'BEGIN {print a + b}'); fi
+  declare -A t m
+  for c in gcc clang; do
+    t[$c]=$(awk -v c="$c" -v f="$f" '$1==c && $2==f {print $3}' "$tmp/all" | median)
+    m[$c]=$(awk -v c="$c" -v f="$f" '$1==c && $2==f {print $4}' "$tmp/all" | median)
+    total[$c]=$(awk -v a="${total[$c]}" -v b="${t[$c]}" 'BEGIN {print a + b}')
+    # The certified (C) proofs: their "// Kind:" line says C.
+    if grep -qE '^// Kind: (C|.* and C) ' "$f"; then certified[$c]=$(awk -v a="${certified[$c]}" -v b="${t[$c]}" 'BEGIN {print a + b}'); fi
+  done
+  awk -v f="$f" -v g="${t[gcc]}" -v c="${t[clang]}" -v mg="${m[gcc]}" -v mc="${m[clang]}" \
+      'BEGIN {printf "| %s | %.2f | %.2f | %.1f | %.0f | %.0f |\n", f, g, c, c / g, mg / 1024, mc / 1024}'
 done
 echo
-echo "certified (C) proofs together: ${certified_total} s (sum of medians)"
+echo "all proofs (sum of medians): g++ ${total[gcc]} s, clang ${total[clang]} s"
+echo "certified (C) proofs: g++ ${certified[gcc]} s, clang ${certified[clang]} s"
 rm -rf "$tmp"
