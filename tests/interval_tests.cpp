@@ -180,6 +180,18 @@ BOOST_AUTO_TEST_CASE(sqrt_encloses_100_digit_roots)
         BOOST_REQUIRE(encloses(qkov::sqrt(interval(x)), boost::multiprecision::sqrt(big(x))));
     }
     BOOST_CHECK(qkov::sqrt(interval(0.0)).lo() == 0.0);
+    // The ends of the range, where the squares of candidate roots would underflow or overflow:
+    // each root enclosed, and no wider than four ulps of the root.
+    using limits = std::numeric_limits<double>;
+    for (const double x : {limits::denorm_min(), 3 * limits::denorm_min(), 1e-310, limits::min(),
+                           0.25, 1.0, 4.0, 1e300, limits::max()}) {
+        const interval root = qkov::sqrt(interval(x));
+        BOOST_TEST_CONTEXT("x = " << x) {
+            BOOST_REQUIRE(encloses(root, boost::multiprecision::sqrt(big(x))));
+            BOOST_CHECK_LE(root.width(), 4 * (qkov::next_up(root.lo()) - root.lo()));
+        }
+    }
+    BOOST_CHECK(qkov::sqrt(interval(limits::max(), limits::infinity())).hi() == limits::infinity());
     BOOST_REQUIRE(encloses(qkov::sqrt(interval(2.0, 3.0)), boost::multiprecision::sqrt(big(2))));
     BOOST_REQUIRE(encloses(qkov::sqrt(interval(2.0, 3.0)), boost::multiprecision::sqrt(big(3))));
     BOOST_CHECK_THROW(qkov::sqrt(interval(-1e-300, 1.0)), std::domain_error);
