@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
 
 namespace {
@@ -26,6 +27,7 @@ int main(int argc, char** argv)
         return 2;
     }
     try {
+        qkov::model::reuse_freed_layer_memory();  // as qkov inspect does
         const auto start = std::chrono::steady_clock::now();
         const auto model = qkov::model::open_model(argv[1]);
         double checksum = 0;
