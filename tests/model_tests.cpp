@@ -186,6 +186,17 @@ fs::path scratch_dir(const std::string& name)
     return dir;
 }
 
+/// A safetensors file of F32 tensors: the header, then the values.
+void write_safetensors(const fs::path& file, const nlohmann::json& header, const std::vector<float>& data)
+{
+    const std::string h = header.dump();
+    std::ofstream out(file, std::ios::binary);
+    const std::uint64_t n = h.size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out << h;
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+}
+
 /// A one-layer llama checkpoint (D = 4, H = Hkv = 1, d = 4) with q_proj[1][2] = `poison`, or
 /// without the tensor named `drop`.
 fs::path tiny_llama(const std::string& name, float poison, const std::string& drop = "")
@@ -203,12 +214,7 @@ fs::path tiny_llama(const std::string& name, float poison, const std::string& dr
     }
     header["model.layers.0.input_layernorm.weight"] = {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {data.size() * 4, data.size() * 4 + 16}}};
     for (int i = 0; i < 4; ++i) data.push_back(1.0f);
-    const std::string h = header.dump();
-    std::ofstream out(dir / "model.safetensors", std::ios::binary);
-    const std::uint64_t n = h.size();
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out << h;
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+    write_safetensors(dir / "model.safetensors", header, data);
     return dir;
 }
 
@@ -254,13 +260,7 @@ BOOST_AUTO_TEST_CASE(nan_found_by_a_later_block_is_reported_at_the_first_bad_ind
                              {"h.0.attn.c_proj.weight", {{"dtype", "F32"}, {"shape", {4, 4}}, {"data_offsets", {192, 256}}}},
                              {"h.0.ln_1.weight", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {256, 272}}}},
                              {"h.0.ln_1.bias", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {272, 288}}}}};
-    const std::string h = header.dump();
-    std::ofstream out(dir / "model.safetensors", std::ios::binary);
-    const std::uint64_t n = h.size();
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out << h;
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
-    out.close();
+    write_safetensors(dir / "model.safetensors", header, data);
     const auto e = layer_error(dir);
     BOOST_TEST(contains(e, "tensor 'h.0.attn.c_attn.weight': infinite value at index [1, 2]"), e);
 }
