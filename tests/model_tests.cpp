@@ -186,6 +186,17 @@ fs::path scratch_dir(const std::string& name)
     return dir;
 }
 
+/// A safetensors file of F32 tensors: the header, then the values.
+void write_safetensors(const fs::path& file, const nlohmann::json& header, const std::vector<float>& data)
+{
+    const std::string h = header.dump();
+    std::ofstream out(file, std::ios::binary);
+    const std::uint64_t n = h.size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out << h;
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+}
+
 /// A one-layer llama checkpoint (D = 4, H = Hkv = 1, d = 4) with q_proj[1][2] = `poison`, or
 /// without the tensor named `drop`.
 fs::path tiny_llama(const std::string& name, float poison, const std::string& drop = "")
@@ -203,12 +214,7 @@ fs::path tiny_llama(const std::string& name, float poison, const std::string& dr
     }
     header["model.layers.0.input_layernorm.weight"] = {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {data.size() * 4, data.size() * 4 + 16}}};
     for (int i = 0; i < 4; ++i) data.push_back(1.0f);
-    const std::string h = header.dump();
-    std::ofstream out(dir / "model.safetensors", std::ios::binary);
-    const std::uint64_t n = h.size();
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out << h;
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+    write_safetensors(dir / "model.safetensors", header, data);
     return dir;
 }
 
@@ -238,6 +244,25 @@ BOOST_AUTO_TEST_CASE(nan_in_an_attention_weight_names_tensor_and_index)
     const auto e = layer_error(tiny_llama("nan", std::numeric_limits<float>::quiet_NaN()));
     BOOST_TEST(contains(e, "tensor 'model.layers.0.self_attn.q_proj.weight': NaN at index [1, 2]"));
     BOOST_TEST(contains(layer_error(tiny_llama("inf", std::numeric_limits<float>::infinity())), "infinite value at index [1, 2]"));
+}
+
+// GPT-2 heads are read block by block (head 0's q, k, v columns before head 1's), not in storage
+// order; the error must still name the tensor's first bad element in storage order.
+BOOST_AUTO_TEST_CASE(nan_found_by_a_later_block_is_reported_at_the_first_bad_index)
+{
+    // D = 4, H = 2, d = 2: c_attn [4, 12] with columns [q0 q1 | k0 k1 | v0 v1], two columns each.
+    const auto dir = scratch_dir("gpt2-nan-order");
+    std::ofstream(dir / "config.json") << R"({"model_type":"gpt2","n_embd":4,"n_head":2,"n_layer":1,"vocab_size":2})";
+    std::vector<float> data(4 * 12 + 4 * 4 + 4 + 4, 0.25f);
+    data[2 * 12 + 8] = std::numeric_limits<float>::quiet_NaN();  // [2, 8]: head 0's v, read first
+    data[1 * 12 + 2] = std::numeric_limits<float>::infinity();  // [1, 2]: head 1's q, first in storage order
+    nlohmann::json header = {{"h.0.attn.c_attn.weight", {{"dtype", "F32"}, {"shape", {4, 12}}, {"data_offsets", {0, 192}}}},
+                             {"h.0.attn.c_proj.weight", {{"dtype", "F32"}, {"shape", {4, 4}}, {"data_offsets", {192, 256}}}},
+                             {"h.0.ln_1.weight", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {256, 272}}}},
+                             {"h.0.ln_1.bias", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {272, 288}}}}};
+    write_safetensors(dir / "model.safetensors", header, data);
+    const auto e = layer_error(dir);
+    BOOST_TEST(contains(e, "tensor 'h.0.attn.c_attn.weight': infinite value at index [1, 2]"), e);
 }
 
 BOOST_AUTO_TEST_CASE(missing_tensor_the_architecture_needs)

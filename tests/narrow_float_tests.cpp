@@ -2,6 +2,7 @@
 // (sign | exponent | mantissa written out in the comments), and the arithmetic's rounding.
 #define BOOST_TEST_MODULE qkov narrow floats
 #include <boost/test/unit_test.hpp>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -73,4 +74,44 @@ BOOST_AUTO_TEST_CASE(arithmetic_rounds_every_result)
     BOOST_TEST((-bf16(1.0)).bits() == 0xBF80);
     BOOST_TEST((fp16(1.0) / fp16(0.0)).bits() == 0x7C00);
     BOOST_TEST((cos(fp16(0.0))).bits() == 0x3C00);
+}
+
+// Widening is exact for all 2^16 patterns of both formats: against the textbook value
+// (-1)^s (1 + m / 2^M) 2^(e - bias), m 2^(1 - bias - M) for subnormals, infinity or NaN, and for
+// bf16 also against the upper half of a float32.
+template <class Narrow>
+void check_every_pattern_widens_exactly()
+{
+    constexpr int M = Narrow::mantissa_bits, E = Narrow::exponent_bits, bias = (1 << (E - 1)) - 1;
+    std::uint32_t wrong = 0;
+    for (std::uint32_t bits = 0; bits < 0x10000u; ++bits) {
+        const int e = static_cast<int>(bits >> M) & ((1 << E) - 1);
+        const double m = bits & ((1u << M) - 1);
+        const double sign = (bits & 0x8000u) ? -1.0 : 1.0;
+        const float got = Narrow::from_bits(static_cast<std::uint16_t>(bits)).to_float();
+        if (e == (1 << E) - 1) {
+            if (m == 0) BOOST_TEST((got == static_cast<float>(sign * std::numeric_limits<double>::infinity())), "pattern " << bits);
+            else BOOST_TEST(std::isnan(got), "pattern " << bits);
+            continue;
+        }
+        const double expected = e == 0 ? sign * std::ldexp(m, 1 - bias - M) : sign * std::ldexp(1.0 + std::ldexp(m, -M), e - bias);
+        if (static_cast<double>(got) != expected || std::signbit(got) != std::signbit(expected)) {
+            if (wrong++ == 0) BOOST_ERROR("pattern " << bits << ": " << got << " != " << expected);
+        }
+    }
+    BOOST_TEST(wrong == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(every_fp16_pattern_widens_exactly) { check_every_pattern_widens_exactly<fp16>(); }
+BOOST_AUTO_TEST_CASE(every_bf16_pattern_widens_exactly)
+{
+    check_every_pattern_widens_exactly<bf16>();
+    std::uint32_t wrong = 0;
+    for (std::uint32_t bits = 0; bits < 0x10000u; ++bits) {
+        const float upper_half = std::bit_cast<float>(bits << 16);
+        const float got = bf16::from_bits(static_cast<std::uint16_t>(bits)).to_float();
+        if (std::isnan(upper_half)) BOOST_TEST(std::isnan(got));
+        else if (std::bit_cast<std::uint32_t>(got) != bits << 16) wrong++;
+    }
+    BOOST_TEST(wrong == 0u, wrong << " bf16 patterns are not the upper half of their float");
 }

@@ -10,6 +10,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
 
 namespace qkov::app {
@@ -45,6 +46,7 @@ std::string stored_dtype(const io::tensor_source& source)
 
 int run(const inspect_options& o)
 {
+    model::reuse_freed_layer_memory();  // each layer's heads reuse the previous layer's memory
     const auto model = model::open_model(o.path);
     const auto& c = model.config();
     nlohmann::json j;

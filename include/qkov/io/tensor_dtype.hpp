@@ -66,36 +66,60 @@ inline std::optional<tensor_dtype> parse_safetensors_dtype(std::string_view s)
     return std::nullopt;
 }
 
-/// Element i of a little-endian array of type t starting at p, exactly as a double.
-inline double element_as_double(const std::byte* p, tensor_dtype t, std::size_t i)
-{
-    switch (t) {
-    case tensor_dtype::f64: {
+/// Element i of a little-endian array of one dtype, exactly as a double: one decoder per dtype, so
+/// a loop over a whole tensor picks its decoder once (with_decoder) and runs without a branch per
+/// element.
+struct f64_decoder {
+    static double at(const std::byte* p, std::size_t i)
+    {
         double v;
         std::memcpy(&v, p + 8 * i, 8);
         return v;
     }
-    case tensor_dtype::f32: {
+};
+struct f32_decoder {
+    static double at(const std::byte* p, std::size_t i)
+    {
         float v;
         std::memcpy(&v, p + 4 * i, 4);
         return v;
     }
-    case tensor_dtype::f16:
-    case tensor_dtype::bf16: {
+};
+template <class Narrow>
+struct narrow_decoder {
+    static double at(const std::byte* p, std::size_t i)
+    {
         std::uint16_t bits;
         std::memcpy(&bits, p + 2 * i, 2);
-        return t == tensor_dtype::f16 ? static_cast<double>(fp16::from_bits(bits).to_float())
-                                      : static_cast<double>(bf16::from_bits(bits).to_float());
+        return Narrow::from_bits(bits).to_float();
     }
-    case tensor_dtype::q8_0: {
+};
+struct q8_0_decoder {
+    static double at(const std::byte* p, std::size_t i)
+    {
         const std::byte* block = p + (i / q8_0_block) * q8_0_block_bytes;
-        std::uint16_t scale;
-        std::memcpy(&scale, block, 2);
-        const auto q = static_cast<std::int8_t>(block[2 + i % q8_0_block]);
-        return static_cast<double>(fp16::from_bits(scale).to_float()) * q;
+        return narrow_decoder<fp16>::at(block, 0) * static_cast<std::int8_t>(block[2 + i % q8_0_block]);
     }
+};
+
+/// Calls f with the decoder of t (a default-constructed object of one of the types above).
+template <class F>
+decltype(auto) with_decoder(tensor_dtype t, F&& f)
+{
+    switch (t) {
+    case tensor_dtype::f64: return f(f64_decoder{});
+    case tensor_dtype::f32: return f(f32_decoder{});
+    case tensor_dtype::f16: return f(narrow_decoder<fp16>{});
+    case tensor_dtype::bf16: return f(narrow_decoder<bf16>{});
+    case tensor_dtype::q8_0: return f(q8_0_decoder{});
     }
-    return 0;
+    return f(f64_decoder{});  // unreachable: every enumerator is handled above
+}
+
+/// Element i of a little-endian array of type t starting at p, exactly as a double.
+inline double element_as_double(const std::byte* p, tensor_dtype t, std::size_t i)
+{
+    return with_decoder(t, [&](auto decoder) { return decoder.at(p, i); });
 }
 
 } // namespace qkov::io

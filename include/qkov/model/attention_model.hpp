@@ -11,17 +11,17 @@
 // Biases, fused projections and QK-norm are detected from the tensor names, never from the config.
 #pragma once
 
-#include <cmath>
+#include <array>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <xtensor/xview.hpp>
 
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/model_file_error.hpp"
+#include "qkov/io/tensor_block.hpp"
 #include "qkov/io/tensor_view.hpp"
 #include "qkov/model/head_weights.hpp"
 
@@ -100,19 +100,11 @@ public:
     /// Loads a tensor as doubles with the expected shape; NaN/Inf is an error naming the index.
     [[nodiscard]] static matrix load(const io::tensor_view& t, std::size_t rows, std::size_t cols)
     {
-        if (t.shape.size() != 2 || t.shape[0] != rows || t.shape[1] != cols)
-            throw io::model_file_error(t.file, t.name, "shape " + shape_text(t.shape) + ", expected [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
-        matrix m = xt::empty<double>({rows, cols});
-        for (std::size_t i = 0; i < rows * cols; ++i) m.data()[i] = checked(t, i);
-        return m;
+        return block(shaped(t, rows, cols), 0, rows, 0, cols);
     }
     [[nodiscard]] static vector load(const io::tensor_view& t, std::size_t n)
     {
-        if (t.shape.size() != 1 || t.shape[0] != n)
-            throw io::model_file_error(t.file, t.name, "shape " + shape_text(t.shape) + ", expected [" + std::to_string(n) + "]");
-        vector v = xt::empty<double>({n});
-        for (std::size_t i = 0; i < n; ++i) v(i) = checked(t, i);
-        return v;
+        return part(&shaped(t, n), 0, n);
     }
 
 private:
@@ -124,14 +116,34 @@ private:
         out << "]";
         return out.str();
     }
-    static double checked(const io::tensor_view& t, std::size_t i)
+    /// t itself once its shape is [n].
+    static const io::tensor_view& shaped(const io::tensor_view& t, std::size_t n)
     {
-        const double v = t.at(i);
-        if (!std::isfinite(v)) {
-            std::string where = std::to_string(i);
-            if (t.shape.size() == 2) where = "[" + std::to_string(i / t.shape[1]) + ", " + std::to_string(i % t.shape[1]) + "]";
-            throw io::model_file_error(t.file, t.name, (std::isnan(v) ? "NaN" : "infinite value") + std::string(" at index ") + where);
-        }
+        if (t.shape.size() != 1 || t.shape[0] != n)
+            throw io::model_file_error(t.file, t.name, "shape " + shape_text(t.shape) + ", expected [" + std::to_string(n) + "]");
+        return t;
+    }
+    /// t itself once its shape is [rows, cols].
+    static const io::tensor_view& shaped(const io::tensor_view& t, std::size_t rows, std::size_t cols)
+    {
+        if (t.shape.size() != 2 || t.shape[0] != rows || t.shape[1] != cols)
+            throw io::model_file_error(t.file, t.name, "shape " + shape_text(t.shape) + ", expected [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
+        return t;
+    }
+    /// Rows [row, row + rows) x columns [column, column + columns) of a stored matrix as doubles, or
+    /// that block's transpose: converted and checked straight from the mapped bytes, no other copy.
+    static matrix block(const io::tensor_view& t, std::size_t row, std::size_t rows, std::size_t column, std::size_t columns, bool transposed = false)
+    {
+        matrix m = xt::empty<double>(transposed ? std::array{columns, rows} : std::array{rows, columns});
+        io::read_block(t, row, rows, column, columns, transposed ? io::block_destination{m.data(), 1, rows} : io::block_destination{m.data(), columns, 1});
+        return m;
+    }
+    /// Elements [first, first + d) of a stored vector, or empty when the tensor is absent.
+    static vector part(const io::tensor_view* b, std::size_t first, std::size_t d)
+    {
+        if (b == nullptr) return {};
+        vector v = xt::empty<double>({d});
+        io::read_block(*b, 0, 1, first, d, {v.data(), d, 1});
         return v;
     }
 
@@ -191,28 +203,27 @@ private:
         for (std::size_t h = 0; h < config_.heads; ++h) lw.heads[h].layer = l, lw.heads[h].head = h, lw.heads[h].kv_head = h / group;
         return lw;
     }
-    /// rows [first, first + d) of m as a d x D matrix, and of b (when present) as a vector.
-    static matrix rows(const matrix& m, std::size_t first, std::size_t d) { return xt::view(m, xt::range(first, first + d), xt::all()); }
-    static vector part(const vector& b, std::size_t first, std::size_t d)
+    /// A layer's optional vector tensor once its length is n, or nullptr when the file lacks it.
+    [[nodiscard]] const io::tensor_view* optional_shaped(std::size_t l, const char* suffix, std::size_t n) const
     {
-        if (b.size() == 0) return {};
-        return xt::view(b, xt::range(first, first + d));
+        const auto* t = find_layer_tensor(l, {suffix});
+        return t != nullptr ? &shaped(*t, n) : nullptr;
     }
-    static matrix columns(const matrix& m, std::size_t first, std::size_t d) { return xt::view(m, xt::all(), xt::range(first, first + d)); }
 
     [[nodiscard]] layer_weights gpt2_layer(std::size_t l) const
     {
         const std::size_t D = config_.hidden_size, d = config_.head_dim, H = config_.heads;
-        // Conv1D stores [in, out]: transposing gives the nn.Linear [out, in] the column convention slices.
-        const matrix qkv = xt::transpose(load(need(l, "attn.c_attn.weight"), D, 3 * H * d));
-        const vector bias = optional_vector(l, "attn.c_attn.bias", 3 * H * d);
-        const matrix proj = xt::transpose(load(need(l, "attn.c_proj.weight"), H * d, D));  // D x Hd
+        const auto& qkv = shaped(need(l, "attn.c_attn.weight"), D, 3 * H * d);  // Conv1D [in, out], columns [q | k | v]
+        const auto* bias = optional_shaped(l, "attn.c_attn.bias", 3 * H * d);
+        const auto& proj = shaped(need(l, "attn.c_proj.weight"), H * d, D);  // Conv1D [in = Hd, out = D]
         auto lw = empty_layer(l);
         for (auto& h : lw.heads) {
-            h.w_q = rows(qkv, h.head * d, d), h.b_q = part(bias, h.head * d, d);
-            h.w_k = rows(qkv, H * d + h.head * d, d), h.b_k = part(bias, H * d + h.head * d, d);
-            h.w_v = rows(qkv, 2 * H * d + h.head * d, d), h.b_v = part(bias, 2 * H * d + h.head * d, d);
-            h.w_o = columns(proj, h.head * d, d);
+            // A head's nn.Linear slice is the transpose of its Conv1D block, read transposed in place.
+            const std::size_t q = h.head * d, k = H * d + q, v = 2 * H * d + q;
+            h.w_q = block(qkv, 0, D, q, d, true), h.b_q = part(bias, q, d);
+            h.w_k = block(qkv, 0, D, k, d, true), h.b_k = part(bias, k, d);
+            h.w_v = block(qkv, 0, D, v, d, true), h.b_v = part(bias, v, d);
+            h.w_o = block(proj, q, d, 0, D, true);
         }
         lw.b_o = optional_vector(l, "attn.c_proj.bias", D);
         lw.norm = norm(l, "ln_1.weight", "ln_1.bias");
@@ -222,16 +233,16 @@ private:
     [[nodiscard]] layer_weights neox_layer(std::size_t l) const
     {
         const std::size_t D = config_.hidden_size, d = config_.head_dim, H = config_.heads;
-        const matrix qkv = load(need(l, "attention.query_key_value.weight"), 3 * H * d, D);
-        const vector bias = optional_vector(l, "attention.query_key_value.bias", 3 * H * d);
-        const matrix dense = load(need(l, "attention.dense.weight"), D, H * d);
+        const auto& qkv = shaped(need(l, "attention.query_key_value.weight"), 3 * H * d, D);
+        const auto* bias = optional_shaped(l, "attention.query_key_value.bias", 3 * H * d);
+        const auto& dense = shaped(need(l, "attention.dense.weight"), D, H * d);
         auto lw = empty_layer(l);
         for (auto& h : lw.heads) {
             const std::size_t base = 3 * h.head * d;
-            h.w_q = rows(qkv, base, d), h.b_q = part(bias, base, d);
-            h.w_k = rows(qkv, base + d, d), h.b_k = part(bias, base + d, d);
-            h.w_v = rows(qkv, base + 2 * d, d), h.b_v = part(bias, base + 2 * d, d);
-            h.w_o = columns(dense, h.head * d, d);
+            h.w_q = block(qkv, base, d, 0, D), h.b_q = part(bias, base, d);
+            h.w_k = block(qkv, base + d, d, 0, D), h.b_k = part(bias, base + d, d);
+            h.w_v = block(qkv, base + 2 * d, d, 0, D), h.b_v = part(bias, base + 2 * d, d);
+            h.w_o = block(dense, 0, D, h.head * d, d);
         }
         lw.b_o = optional_vector(l, "attention.dense.bias", D);
         lw.norm = norm(l, "input_layernorm.weight", "input_layernorm.bias");
@@ -241,28 +252,35 @@ private:
     [[nodiscard]] layer_weights llama_layer(std::size_t l) const
     {
         const std::size_t D = config_.hidden_size, d = config_.head_dim, H = config_.heads, K = config_.kv_heads;
-        matrix q, k, v;
-        vector bq, bk, bv;
+        // Each projection: its weight, its bias (or nullptr) and the row where its first head starts.
+        struct projection {
+            const io::tensor_view* weight;
+            const io::tensor_view* bias;
+            std::size_t first;
+        };
+        projection q{}, k{}, v{};
         if (find_layer_tensor(l, {"self_attn.qkv_proj.weight"})) {
-            const matrix qkv = load(need(l, "self_attn.qkv_proj.weight"), (H + 2 * K) * d, D);
-            q = rows(qkv, 0, H * d), k = rows(qkv, H * d, K * d), v = rows(qkv, (H + K) * d, K * d);
-            const vector b = optional_vector(l, "self_attn.qkv_proj.bias", (H + 2 * K) * d);
-            bq = part(b, 0, H * d), bk = part(b, H * d, K * d), bv = part(b, (H + K) * d, K * d);
+            const auto* qkv = &shaped(need(l, "self_attn.qkv_proj.weight"), (H + 2 * K) * d, D);
+            const auto* b = optional_shaped(l, "self_attn.qkv_proj.bias", (H + 2 * K) * d);
+            q = {qkv, b, 0}, k = {qkv, b, H * d}, v = {qkv, b, (H + K) * d};
         } else {
-            q = load(need(l, "self_attn.q_proj.weight"), H * d, D);
-            k = load(need(l, "self_attn.k_proj.weight"), K * d, D);
-            v = load(need(l, "self_attn.v_proj.weight"), K * d, D);
-            bq = optional_vector(l, "self_attn.q_proj.bias", H * d);
-            bk = optional_vector(l, "self_attn.k_proj.bias", K * d);
-            bv = optional_vector(l, "self_attn.v_proj.bias", K * d);
+            q = {&shaped(need(l, "self_attn.q_proj.weight"), H * d, D), optional_shaped(l, "self_attn.q_proj.bias", H * d), 0};
+            k = {&shaped(need(l, "self_attn.k_proj.weight"), K * d, D), optional_shaped(l, "self_attn.k_proj.bias", K * d), 0};
+            v = {&shaped(need(l, "self_attn.v_proj.weight"), K * d, D), optional_shaped(l, "self_attn.v_proj.bias", K * d), 0};
         }
-        const matrix o = load(need(l, "self_attn.o_proj.weight"), D, H * d);
+        const auto& o = shaped(need(l, "self_attn.o_proj.weight"), D, H * d);
         auto lw = empty_layer(l);
+        const std::size_t group = H / K;
         for (auto& h : lw.heads) {
-            h.w_q = rows(q, h.head * d, d), h.b_q = part(bq, h.head * d, d);
-            h.w_k = rows(k, h.kv_head * d, d), h.b_k = part(bk, h.kv_head * d, d);
-            h.w_v = rows(v, h.kv_head * d, d), h.b_v = part(bv, h.kv_head * d, d);
-            h.w_o = columns(o, h.head * d, d);
+            h.w_q = block(*q.weight, q.first + h.head * d, d, 0, D), h.b_q = part(q.bias, q.first + h.head * d, d);
+            h.w_o = block(o, 0, D, h.head * d, d);
+            if (h.head % group != 0) {  // GQA: the group's first head has already read the shared key/value head
+                const auto& first = lw.heads[h.head - h.head % group];
+                h.w_k = first.w_k, h.b_k = first.b_k, h.w_v = first.w_v, h.b_v = first.b_v;
+                continue;
+            }
+            h.w_k = block(*k.weight, k.first + h.kv_head * d, d, 0, D), h.b_k = part(k.bias, k.first + h.kv_head * d, d);
+            h.w_v = block(*v.weight, v.first + h.kv_head * d, d, 0, D), h.b_v = part(v.bias, v.first + h.kv_head * d, d);
         }
         lw.b_o = optional_vector(l, "self_attn.o_proj.bias", D);
         lw.norm = norm(l, "input_layernorm.weight", nullptr);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -51,20 +52,23 @@ public:
     }
     [[nodiscard]] constexpr std::uint16_t bits() const { return bits_; }
 
-    /// The exact value (every narrow value is a float).
+    /// The exact value (every narrow value is a float). Normal numbers and infinities are re-spelt
+    /// bit by bit as a float (the exponent range fits float's), which keeps reading a model file a
+    /// tight loop; subnormals scale the mantissa by a power of two, exact as well.
     [[nodiscard]] float to_float() const
     {
-        const bool negative = (bits_ >> 15) != 0;
+        static_assert(ExponentBits <= 8, "qkov: the narrow exponent range must fit float's");
+        const std::uint32_t sign = static_cast<std::uint32_t>(bits_ >> 15) << 31;
         const int exponent_field = (bits_ >> MantissaBits) & ((1 << ExponentBits) - 1);
         const std::uint32_t mantissa = bits_ & ((1u << MantissaBits) - 1);
-        float magnitude;
         if (exponent_field == (1 << ExponentBits) - 1)
-            magnitude = mantissa == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-        else if (exponent_field == 0)
-            magnitude = std::ldexp(static_cast<float>(mantissa), min_exponent - MantissaBits);
-        else
-            magnitude = std::ldexp(static_cast<float>(mantissa | (1u << MantissaBits)), exponent_field - bias - MantissaBits);
-        return negative ? -magnitude : magnitude;
+            return std::bit_cast<float>(sign | (mantissa == 0 ? 0x7F800000u : 0x7FC00000u));  // infinity, or the quiet NaN
+        if (exponent_field == 0) {
+            const float magnitude = std::ldexp(static_cast<float>(mantissa), min_exponent - MantissaBits);
+            return sign != 0 ? -magnitude : magnitude;
+        }
+        const auto float_exponent = static_cast<std::uint32_t>(exponent_field - bias + 127);
+        return std::bit_cast<float>(sign | float_exponent << 23 | mantissa << (23 - MantissaBits));
     }
     explicit operator float() const { return to_float(); }
     explicit operator double() const { return to_float(); }
