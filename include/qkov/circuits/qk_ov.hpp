@@ -1,4 +1,4 @@
-// The QK and OV circuits of one attention head, column convention (seed 002, DESIGN.md):
+// The QK and OV circuits of one attention head, column convention (seed 002; docs/ARCHITECTURE.md):
 // tokens are the columns of E (D x n); W_Q, W_K, W_V are d x D, W_out is D x d.
 //   scores  S = E^T W_Q^T W_K E   (S(i, j) = q_i . k_j: row = query token, column = key token)
 //   values  V = W_out W_V E

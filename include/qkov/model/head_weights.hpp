@@ -1,7 +1,7 @@
 // One attention head's weights in qkov's column convention, and the named conversion to the row
 // convention of TransformerLens (and of fixtures/models/reference.json).
 //
-// Column convention (DESIGN.md): q = W_q x + b_q with W_q in R^{d x D}; likewise k and v; the
+// Column convention (docs/ARCHITECTURE.md, "Conventions to keep"): q = W_q x + b_q with W_q in R^{d x D}; likewise k and v; the
 // head adds W_o z to the residual, W_o in R^{D x d}. W_q is exactly the d x D row slice of an
 // nn.Linear weight. Row convention: q = x W_Q + b_Q with W_Q = W_q^T (D x d), and the output is
 // z W_O with W_O = W_o^T (d x D). The two conversions are each other's inverse.
