@@ -8,11 +8,14 @@ out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 shared=${QKOV_SHARED_DIR:-$root/../shared}
+# Debian's interpreter, which has python3-numpy (scripts/install-deps.sh); a python3 earlier in
+# PATH (pyenv, a venv) may lack numpy.
+python=/usr/bin/python3
 for harness in safetensors gguf config npy; do mkdir -p "$out/$harness"; done
 
 # safetensors: an empty header, and one tensor of each supported dtype.
 printf '\010\000\000\000\000\000\000\000{}      ' > "$out/safetensors/empty"
-python3 - "$out/safetensors" <<'PY'
+"$python" - "$out/safetensors" <<'PY'
 import json, struct, sys
 for dtype, size in (("F64", 8), ("F32", 4), ("F16", 2), ("BF16", 2)):
     header = json.dumps({"w": {"dtype": dtype, "shape": [2, 3], "data_offsets": [0, 6 * size]},
@@ -29,7 +32,7 @@ printf 'GGUF\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":1,"num_attention_heads":2,"vocab_size":4}' > "$out/config/llama"
 
 # .npy: every dtype the reader takes, both orders, a 0-d array and format versions 1.0 and 2.0.
-python3 - "$out/npy" <<'PY'
+"$python" - "$out/npy" <<'PY'
 import sys, numpy as np
 d = sys.argv[1]
 a = np.arange(6, dtype=np.float64).reshape(2, 3) / 7

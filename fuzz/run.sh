@@ -19,7 +19,7 @@ mkdir -p "$out"
 includes=$(pkg-config --cflags xtensor 2>/dev/null || true)
 # Compiled two at a time; a failed compile stops the run.
 build_one() {
-  "$CLANGXX" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+  "$CLANGXX" -std=c++20 -O1 -g1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
              -I"$root/include" $includes "$here/$1_fuzz.cpp" -o "$out/$1_fuzz"
 }
 set -- $harnesses

@@ -7,64 +7,9 @@
 // The orthogonal projector onto any d-dimensional subspace attains the floor exactly. These
 // instances check both: the projector W_O W_O^+ sits exactly on the floor, and other rank-d
 // circuits (perturbed, scaled, random) sit strictly above it.
-#include <cstdint>
-
-#include "qkov/circuits/qk_ov.hpp"
-#include "qkov/matrix/elimination.hpp"
-#include "qkov/matrix/norms.hpp"
-#include "qkov/matrix/pseudo_inverse.hpp"
-#include "qkov/matrix/random_integer_matrix.hpp"
-#include "qkov/scalar/rational.hpp"
+#include "copy_floor_instances.hpp"
 
 namespace {
-using namespace qkov;
-using Q = rational128;
-
-template <std::size_t D, std::size_t d>
-struct copy_floor_check {
-    bool projector_is_rank_d_projection;  // P = W_O W_O^+ with W_O^+ W_O = I_d (so P^2 = P), P^T = P, rank d
-    Q projector_distance_squared;         // ||P - I||_F^2, must be D - d exactly
-    Q perturbed_distance_squared;         // W_O (W_O^+ + N/10): rank <= d
-    std::size_t perturbed_rank;
-    Q scaled_distance_squared;            // (3/4) P
-    Q random_distance_squared;            // W_O W_V with integer factors
-    std::size_t random_rank;
-};
-
-template <std::size_t D, std::size_t d>
-constexpr copy_floor_check<D, d> copy_floor(std::uint64_t seed)
-{
-    using square = matrix<Q, D, D>;
-    const auto identity = square::identity();
-    const auto w_o = random_integer_matrix<Q, D, d>(seed, -2, 2);
-    const auto w_o_plus = pseudo_inverse(w_o);
-    const square p = ov_circuit(w_o, w_o_plus);
-    const auto noise = random_integer_matrix<Q, d, D>(seed + 1, -3, 3);
-    const square perturbed = ov_circuit(w_o, w_o_plus + noise * Q(1, 10));
-    const auto w_v = random_integer_matrix<Q, d, D>(seed + 2, -2, 2);
-    const square random = ov_circuit(w_o, w_v);
-    return {
-        .projector_is_rank_d_projection =
-            w_o_plus * w_o == matrix<Q, d, d>::identity() && transpose(p) == p && rank(p) == d,
-        .projector_distance_squared = frobenius_norm_squared(p - identity),
-        .perturbed_distance_squared = frobenius_norm_squared(perturbed - identity),
-        .perturbed_rank = rank(perturbed),
-        .scaled_distance_squared = frobenius_norm_squared(p * Q(3, 4) - identity),
-        .random_distance_squared = frobenius_norm_squared(random - identity),
-        .random_rank = rank(random),
-    };
-}
-
-template <std::size_t D, std::size_t d>
-constexpr bool floor_holds(const copy_floor_check<D, d>& c)
-{
-    const Q floor(D - d);
-    return c.projector_is_rank_d_projection && c.projector_distance_squared == floor &&  // attained
-           c.perturbed_rank <= d && c.perturbed_distance_squared > floor &&              // strictly above
-           c.scaled_distance_squared == floor + Q(d) * Q(1, 16) &&                     // D-d + d(1-3/4)^2
-           c.random_rank <= d && c.random_distance_squared >= floor;
-}
-
 static_assert(floor_holds(copy_floor<16, 4>(11)), "K2: ||M - I||_F^2 >= D - d = 12 for rank-4 M, attained by the projector");
 static_assert(floor_holds(copy_floor<16, 4>(12)), "K2: ||M - I||_F^2 >= D - d = 12 for rank-4 M (second instance)");
 static_assert(floor_holds(copy_floor<24, 6>(13)), "K2: ||M - I||_F^2 >= D - d = 18 for rank-6 M, attained by the projector");

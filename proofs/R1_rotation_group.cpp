@@ -3,26 +3,9 @@
 //
 // Each block of R_m is checked as a 2 x 2 matrix product (rope_rotation multiplies block by
 // block); at d = 8 the dense d x d matrices are also multiplied out with the plain product.
-#include "qkov/circuits/rope.hpp"
-#include "qkov/scalar/trig_poly.hpp"
+#include "rope_statements.hpp"
 
 namespace {
-using namespace qkov;
-using P = trig_poly<>;
-
-template <std::size_t d>
-constexpr bool rotation_group_laws()
-{
-    using R = rope_rotation<P, interleaved_layout(d)>;
-    const symbolic_angles<P> angles;
-    const auto m = position(0), n = position(1);
-    const R r_m = R::at(angles, m);
-    const R r_n = R::at(angles, n);
-    return transpose(r_m) * r_m == R{} &&  // orthogonal: R_m^T R_m = I
-           r_m * transpose(r_m) == R{} &&  //             R_m R_m^T = I
-           R::at(angles, 0) == R{} &&      // R_0 = I
-           r_m * r_n == R::at(angles, m + n) && transpose(r_m) == R::at(angles, -m);
-}
 
 static_assert(rotation_group_laws<8>(), "R1 at d = 8: orthogonal, R_0 = I, R_m R_n = R_{m+n}, R_m^T = R_{-m}");
 static_assert(rotation_group_laws<64>(), "R1 at d = 64");

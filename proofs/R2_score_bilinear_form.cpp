@@ -4,33 +4,11 @@
 //
 // With q_m = R_m W_q x_m and k_n = R_n W_k x_n (seed 001), the score depends on the positions
 // only through n - m. Checked for the interleaved and the rotate_half pairing.
-#include "qkov/circuits/rope.hpp"
-#include "qkov/matrix/symbolic_entries.hpp"
 #include "qkov/scalar/rational.hpp"
-#include "qkov/scalar/trig_poly.hpp"
+#include "rope_statements.hpp"
 
 namespace {
-using namespace qkov;
-using P = trig_poly<>;
-constexpr std::size_t d = 4;
-constexpr std::size_t D = 6;
-
-/// q_m^T k_n == x_m^T W_q^T R_{sign (n - m)} W_k x_n: the claim with sign = 1.
-template <rope_layout L>
-constexpr bool score_is_bilinear_in_relative_rotation(std::int32_t sign = 1)
-{
-    using R = rope_rotation<P, L>;
-    const symbolic_angles<P> angles;
-    const auto m = position(0), n = position(1);
-    std::uint16_t next = 0;
-    const auto w_q = symbolic_entries<P, d, D>(next, &next);
-    const auto w_k = symbolic_entries<P, d, D>(next, &next);
-    const auto x_m = symbolic_entries<P, D, 1>(next, &next);
-    const auto x_n = symbolic_entries<P, D, 1>(next, &next);
-    const P score = rotary_score<L>(angles, w_q, x_m, m, w_k, x_n, n);
-    const P relative = (transpose(x_m) * transpose(w_q) * (R::at(angles, sign * (n - m)) * (w_k * x_n)))(0, 0);
-    return score == relative;
-}
+constexpr std::size_t d = 4;  // W_q, W_k are 4 x 6
 
 static_assert(score_is_bilinear_in_relative_rotation<interleaved_layout(d)>(),
               "R2: q_m^T k_n = x_m^T W_q^T R_{n-m} W_k x_n, symbolic W_q, W_k, x (interleaved)");

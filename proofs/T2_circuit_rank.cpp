@@ -4,39 +4,9 @@
 // The bound is sharp: for these pseudo-random integer factors both circuits have rank exactly
 // d_head, so the D x D circuits are far from full rank (D = 16, 32, 64 with d_head = 4, 8, 16).
 // Every elimination step is checked arithmetic: an overflow would stop the build, not mislead it.
-#include <cstdint>
-
-#include "qkov/circuits/qk_ov.hpp"
-#include "qkov/matrix/elimination.hpp"
-#include "qkov/matrix/random_integer_matrix.hpp"
+#include "circuit_rank_instances.hpp"
 
 namespace {
-using namespace qkov;
-using Z = checked_int128;
-
-template <std::size_t D, std::size_t d>
-struct circuit_ranks {
-    std::size_t qk, ov, w_q, w_k, w_v, w_out;
-};
-
-// Factors with entries in [-1, 1], drawn from four different seeds.
-template <std::size_t D, std::size_t d>
-constexpr circuit_ranks<D, d> ranks_of_random_head(std::uint64_t seed)
-{
-    const auto w_q = random_integer_matrix<Z, d, D>(seed, -1, 1);
-    const auto w_k = random_integer_matrix<Z, d, D>(seed + 1, -1, 1);
-    const auto w_v = random_integer_matrix<Z, d, D>(seed + 2, -1, 1);
-    const auto w_out = random_integer_matrix<Z, D, d>(seed + 3, -1, 1);
-    return {rank(qk_circuit(w_q, w_k)), rank(ov_circuit(w_out, w_v)), rank(w_q), rank(w_k), rank(w_v), rank(w_out)};
-}
-
-template <std::size_t D, std::size_t d>
-constexpr bool circuits_have_rank_exactly_d(const circuit_ranks<D, d>& r)
-{
-    // The factors have full rank d, so rank <= d is attained: the bound of T2 is sharp here.
-    return r.w_q == d && r.w_k == d && r.w_v == d && r.w_out == d && r.qk == d && r.ov == d;
-}
-
 // The seed's sizes: residual 16, heads of 4.
 constexpr auto seed_size = ranks_of_random_head<16, 4>(2021);
 static_assert(seed_size.qk <= 4 && seed_size.ov <= 4, "T2: rank of both circuits <= d_head = 4 at D = 16");

@@ -9,59 +9,10 @@
 // non-negative. The patterns are computed, not bounded: causal_softmax over the scores
 // alpha sum_l cos((j - i + 1) theta_l) (previous_token_profile; R4 proves these are the head's
 // scores), in certified intervals, then one 20 x 20 product.
-#include <cstddef>
-
-#include "qkov/circuits/attention_pattern.hpp"
-#include "qkov/circuits/positional_heads.hpp"
-#include "qkov/circuits/previous_token_bounds.hpp"
-#include "qkov/circuits/rope.hpp"
-#include "qkov/scalar/certified.hpp"
-#include "qkov/scalar/interval.hpp"
-#include "qkov/scalar/interval_functions.hpp"
-#include "certified_seed_setting.hpp"
+#include "two_back_head.hpp"
 #include "report/certified_report.hpp"
 
 namespace {
-using namespace qkov;
-using namespace qkov::seed_setting;
-constexpr std::size_t N = 20;
-
-struct two_back {
-    certified mass;       ///< min over rows i >= 2 of (A A)(i, i - 2)
-    certified off_mass;   ///< max over rows of 1 - (A A)(i, i - 2), as the sum of the other entries
-};
-
-/// previous_token_profile at offset 1 - t for t = i - j = 0 .. N-1: a score depends on i - j only.
-struct profile_table {
-    interval at[N];
-    constexpr profile_table() : at{}
-    {
-        for (std::size_t t = 0; t < N; ++t) at[t] = previous_token_profile<L>(angles, 1 - static_cast<std::int64_t>(t));
-    }
-};
-constexpr profile_table profiles{};
-
-constexpr two_back composed_two_back_mass(double alpha_value)
-{
-    const interval alpha(alpha_value);
-    const auto pattern = causal_softmax<interval, N>(
-        [&](std::size_t i, std::size_t j) { return alpha * profiles.at[i - j]; },
-        [&](std::size_t) { return alpha * interval(d / 2); });  // the previous token's score, the row maximum
-    const auto virtual_pattern = pattern * pattern;
-    double mass_lo = 1.0, mass_hi = 1.0, off_lo = 0.0, off_hi = 0.0;
-    for (std::size_t i = 2; i < N; ++i) {
-        const interval m = virtual_pattern(i, i - 2);
-        interval off(0.0);
-        for (std::size_t k = 0; k <= i; ++k)
-            if (k != i - 2) off += virtual_pattern(i, k);
-        mass_lo = m.lo() < mass_lo ? m.lo() : mass_lo;
-        mass_hi = m.hi() < mass_hi ? m.hi() : mass_hi;
-        off_lo = off.lo() > off_lo ? off.lo() : off_lo;
-        off_hi = off.hi() > off_hi ? off.hi() : off_hi;
-    }
-    return {certified(mass_lo, mass_hi), certified(off_lo, off_hi)};
-}
-
 /// m(alpha, N)^2 from R6's worst-row bound.
 constexpr certified product_of_single_head_bounds(double alpha_value)
 {

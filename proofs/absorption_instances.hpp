@@ -1,5 +1,6 @@
 // Exact head instances for the absorption proofs B3 and B4 (seed 003), shared by them and their
-// false twins: weights with exact dyadic pseudo-inverses, and both sides of the RoPE identity.
+// false twins (a twin includes this header, not the proof, so it evaluates only its own
+// statement): weights with exact dyadic pseudo-inverses, and both sides of the RoPE identity.
 //
 // The weights are W = H U: eight columns of the 16 x 16 Hadamard matrix H times a unit
 // upper-triangular integer U, so W^+ = U^-1 H^T / 16 has power-of-two denominators and the
@@ -95,6 +96,34 @@ constexpr bool rope_absorbed(std::uint64_t seed, std::int32_t shift = 0)
 {
     const auto sides = absorption<L>(seed, shift);
     return sides.absorbed == sides.direct && sides.seed_form_holds;
+}
+
+/// B4's layout: Pythia style, partial rotary (4 of 8 coordinates), rotate_half pairing.
+constexpr rope_layout pythia_like{d, 4, rope_pairing::rotate_half};
+
+/// B4's claim with shift = 0 (the false twin shifts the relative position of the bias terms): the
+/// four matrix identities of bias + partial rotate_half RoPE absorbed into one Omega.
+constexpr bool bias_and_rope_absorbed(std::uint64_t seed, std::int32_t shift = 0)
+{
+    const auto sides = absorption<pythia_like>(seed, 0);
+    const auto b_q_exact = random_integer_matrix<Q, d, 1>(seed + 7, -5, 5);
+    const auto b_k_exact = random_integer_matrix<Q, d, 1>(seed + 8, -5, 5);
+    const auto c_d_exact = query_bias_offset(sides.w_q_exact, b_q_exact);
+    const auto c_s_exact = key_bias_offset(sides.w_k_exact, b_k_exact);
+    // The offsets reproduce the biases exactly: c_d^T W_Q = b_Q^T and W_K^T c_s = b_K.
+    if (!(transpose(c_d_exact) * sides.w_q_exact == transpose(b_q_exact)) ||
+        !(transpose(sides.w_k_exact) * c_s_exact == b_k_exact))
+        return false;
+
+    const auto w_q = to_dyadic(sides.w_q_exact), w_k = to_dyadic(sides.w_k_exact);
+    const auto b_q = to_dyadic(b_q_exact), b_k = to_dyadic(b_k_exact);
+    const auto c_d = to_dyadic(c_d_exact), c_s = to_dyadic(c_s_exact);
+    const auto relative = rope_rotation<P, pythia_like>::at(symbolic_angles<P>{}, position(0) - position(1) + shift);
+    const auto bias_row_rotated = rotate_columns(transpose(b_q), relative);  // b_Q^T R_{d-s}
+    return sides.absorbed == sides.direct && sides.seed_form_holds &&               // x_d ... x_s
+           transpose(c_d) * sides.absorbed == bias_row_rotated * transpose(w_k) &&  // b_Q^T ... x_s
+           sides.absorbed * c_s == rotate_columns(w_q, relative) * b_k &&           // x_d ... b_K
+           transpose(c_d) * sides.absorbed * c_s == bias_row_rotated * b_k;         // b_Q^T ... b_K
 }
 
 } // namespace

@@ -1,5 +1,7 @@
-// The RoPE statements of claims R2 and R3, shared by their proofs, false twins and the
-// compile-time benchmark (bench/symbolic), so that all of them check the same code.
+// The symbolic RoPE statements of claims R1-R4, R8 and R9, shared by their proofs, their false
+// twins and the compile-time benchmark (bench/symbolic), so that all of them check the same code.
+// Each is a function of the claim's parameter that a false twin varies; a twin includes this
+// header rather than the proof, so it evaluates only its own mutated statement.
 #pragma once
 
 #include "qkov/circuits/positional_heads.hpp"
@@ -55,6 +57,85 @@ constexpr bool previous_token_score_is(int multiple)
     // Query and key tokens are different: different free entries.
     const P score = rotary_score<L>(angles, head.w_q, token_with_constant<P>(10), n + 1, head.w_k, token_with_constant<P>(20), n);
     return score == P(multiple) * alpha;
+}
+
+/// R1's group laws of R_m at width d: orthogonal, R_0 = I, R_m R_n = R_{m+n}, R_m^T = R_{-m}.
+template <std::size_t d>
+constexpr bool rotation_group_laws()
+{
+    using R = rope_rotation<P, interleaved_layout(d)>;
+    const symbolic_angles<P> angles;
+    const auto m = position(0), n = position(1);
+    const R r_m = R::at(angles, m);
+    const R r_n = R::at(angles, n);
+    return transpose(r_m) * r_m == R{} &&  // orthogonal: R_m^T R_m = I
+           r_m * transpose(r_m) == R{} &&  //             R_m R_m^T = I
+           R::at(angles, 0) == R{} &&      // R_0 = I
+           r_m * r_n == R::at(angles, m + n) && transpose(r_m) == R::at(angles, -m);
+}
+
+/// R2 for the score: q_m^T k_n == x_m^T W_q^T R_{sign (n - m)} W_k x_n with every entry of W_q, W_k
+/// (d x D), x_m and x_n its own real symbol: the claim with sign = 1.
+template <rope_layout L, std::size_t D = L.d + 2>
+constexpr bool score_is_bilinear_in_relative_rotation(std::int32_t sign = 1)
+{
+    constexpr std::size_t d = L.d;
+    using R = rope_rotation<P, L>;
+    const symbolic_angles<P> angles;
+    const auto m = position(0), n = position(1);
+    std::uint16_t next = 0;
+    const auto w_q = symbolic_entries<P, d, D>(next, &next);
+    const auto w_k = symbolic_entries<P, d, D>(next, &next);
+    const auto x_m = symbolic_entries<P, D, 1>(next, &next);
+    const auto x_n = symbolic_entries<P, D, 1>(next, &next);
+    const P score = rotary_score<L>(angles, w_q, x_m, m, w_k, x_n, n);
+    const P relative = (transpose(x_m) * transpose(w_q) * (R::at(angles, sign * (n - m)) * (w_k * x_n)))(0, 0);
+    return score == relative;
+}
+
+/// R4: q_{n+1}^T k_m == alpha sum_l cos((m - n + shift) theta_l): the claim with shift = 0. The
+/// right-hand side is the library's previous_token_profile, which the certified bounds (R5, R6)
+/// evaluate in interval arithmetic: this proof is what lets them stand for the head.
+template <std::size_t d>
+constexpr bool profile_identity_holds(std::int32_t shift = 0)
+{
+    constexpr rope_layout L = interleaved_layout(d);
+    const symbolic_angles<P> angles;
+    const auto m = position(0), n = position(1);
+    const P alpha = P::variable(0);
+    const auto head = previous_token_head<L, previous_token_width>(angles, alpha);
+    auto x_query = symbolic_entries<P, previous_token_width, 1>(10);
+    auto x_key = symbolic_entries<P, previous_token_width, 1>(20);
+    x_query(0, 0) = P(1);
+    x_key(0, 0) = P(1);
+    return rotary_score<L>(angles, head.w_q, x_query, n + 1, head.w_k, x_key, m) ==
+           alpha * previous_token_profile<L>(angles, m - n + shift);
+}
+
+/// R8: q_m^T k_n == sum_i cos((n - sign_of_m m) theta_i)(x_{2i}^2 + x_{2i+1}^2): the claim with sign_of_m = 1.
+template <std::size_t d>
+constexpr bool recency_identity(std::int32_t sign_of_m = 1)
+{
+    constexpr std::size_t D = d + 2;
+    const auto m = position(0), n = position(1);
+    const auto w = coordinate_reader<P, d, D>(0, 0);  // (I_d | 0)
+    const auto x = symbolic_entries<P, D, 1>(0);      // the same token everywhere
+    P expected;
+    for (std::size_t i = 0; i < d / 2; ++i)
+        expected += P::cos(static_cast<std::uint16_t>(i), n - sign_of_m * m) * (x(2 * i, 0) * x(2 * i, 0) + x(2 * i + 1, 0) * x(2 * i + 1, 0));
+    return rotary_score<interleaved_layout(d)>(symbolic_angles<P>{}, w, x, m, w, x, n) == expected;
+}
+
+/// R9: q_m^T k_n == cos((n - m) theta_pair)(x_{d-2}^2 + x_{d-1}^2): the claim with pair = d/2 - 1 (the last).
+template <std::size_t d>
+constexpr bool last_pair_identity(std::uint16_t pair = d / 2 - 1)
+{
+    constexpr std::size_t D = d + 2;
+    const auto m = position(0), n = position(1);
+    const auto w = coordinate_reader<P, d, D>(d - 2, 0);  // (diag(0, ..., 0, 1, 1) | 0)
+    const auto x = symbolic_entries<P, D, 1>(0);
+    const P expected = P::cos(pair, n - m) * (x(d - 2, 0) * x(d - 2, 0) + x(d - 1, 0) * x(d - 1, 0));
+    return rotary_score<interleaved_layout(d)>(symbolic_angles<P>{}, w, x, m, w, x, n) == expected;
 }
 
 } // namespace

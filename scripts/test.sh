@@ -15,16 +15,19 @@ stage() {
 bash scripts/install-deps.sh
 stage "dependencies"
 
+# One job more than there are cores: the spare job fills the gaps while another links or waits.
+jobs=$(($(nproc) + 1))
+
 cmake --preset default
-cmake --build --preset default
+cmake --build --preset default -j "$jobs"
 stage "default build (compiles every proof with g++)"
-ctest --preset default
+ctest --preset default -j "$jobs"
 stage "tests (g++ and clang compile checks, Boost.Test, examples, tool, package)"
 
 cmake --preset asan
-cmake --build --preset asan
+cmake --build --preset asan -j "$jobs"
 stage "sanitizer build"
-ctest --preset asan
+ctest --preset asan -j "$jobs"
 stage "sanitizer tests"
 
 # Every reader of untrusted bytes under libFuzzer (ASan + UBSan): each harness for a bounded time.

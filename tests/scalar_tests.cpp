@@ -43,7 +43,7 @@ BOOST_AUTO_TEST_CASE(int128_overflow_throws)
 
 BOOST_AUTO_TEST_CASE(narrowing_conversions_are_checked)
 {
-    BOOST_CHECK_EXCEPTION(checked_int64(std::numeric_limits<std::uint64_t>::max()), std::overflow_error, says_overflow);
+    BOOST_CHECK_EXCEPTION(static_cast<void>(checked_int64(std::numeric_limits<std::uint64_t>::max())), std::overflow_error, says_overflow);
     BOOST_CHECK_EXCEPTION(checked<std::int32_t>(std::int64_t{1} << 40), std::overflow_error, says_overflow);
     BOOST_CHECK(checked_int64(std::uint64_t{12}).value() == 12);
 }

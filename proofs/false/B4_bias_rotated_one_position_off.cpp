@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: B4 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': B4 false twin
-#include "../B4_bias_rope_absorption.cpp"
+#include "../absorption_instances.hpp"
 
 namespace {
 static_assert(bias_and_rope_absorbed(21, 1), "B4 false twin: bias terms one position off");

@@ -3,7 +3,7 @@
 // expect-error-gcc: static assertion failed: K2 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': K2 false twin
-#include "../K2_copy_floor.cpp"
+#include "../copy_floor_instances.hpp"
 
 namespace {
 static_assert(copy_floor<16, 4>(11).projector_distance_squared == Q(16 - 4 - 1), "K2 false twin: ||P - I||^2 = D - d - 1");

@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: R1 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R1 false twin
-#include "../R1_rotation_group.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
 static_assert([] {

@@ -2,9 +2,9 @@
 // expect-error-gcc: static assertion failed: R2 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R2 false twin
-#include "../R2_score_bilinear_form.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
-static_assert(score_is_bilinear_in_relative_rotation<interleaved_layout(d)>(-1),
+static_assert(score_is_bilinear_in_relative_rotation<interleaved_layout(4)>(-1),
               "R2 false twin: q_m^T k_n = x_m^T W_q^T R_{m-n} W_k x_n");
 }

@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: R2 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R2 false twin
-#include "../R2_relative_position.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
 static_assert(relative_position_blocks<interleaved_layout(64)>(-1), "R2 false twin: R_m^T R_n = R_{n+m}");

@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: R3 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R3 false twin
-#include "../R3_previous_token_score.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
 static_assert(previous_token_score_is<8>(5), "R3 false twin: q_{n+1}^T k_n = (d/2 + 1) alpha");

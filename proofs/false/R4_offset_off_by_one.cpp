@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: R4 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R4 false twin
-#include "../R4_previous_token_profile.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
 static_assert(profile_identity_holds<8>(-1), "R4 false twin: offset m - n - 1");

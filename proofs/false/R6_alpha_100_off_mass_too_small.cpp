@@ -3,8 +3,13 @@
 // expect-error-gcc: static assertion failed: R6 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R6 false twin
-#include "../R6_previous_token_mass.cpp"
+#include "qkov/circuits/previous_token_bounds.hpp"
+#include "qkov/scalar/certified.hpp"
+#include "../certified_seed_setting.hpp"
 
 namespace {
+using namespace qkov;
+using namespace qkov::seed_setting;
+constexpr auto alpha100_2048 = certified_previous_token_mass<L>(angles, interval(100), 2048);  // as in the proof
 static_assert(alpha100_2048.off_previous_mass.is_below(1.8e-47) == certainty::holds, "R6 false twin: off-previous mass < 1.8e-47");
 }

@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: R8 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R8 false twin
-#include "../R8_recency_identity.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
 static_assert(recency_identity<8>(-1), "R8 false twin: cos((n + m) theta_i)");

@@ -3,9 +3,15 @@
 // expect-error-gcc: static assertion failed: R8 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R8 false twin
-#include "../R8_recency_maximum.cpp"
+#include "qkov/circuits/positional_heads.hpp"
+#include "qkov/circuits/rope.hpp"
+#include "qkov/scalar/interval.hpp"
+#include "../certified_seed_setting.hpp"
 
 namespace {
+using namespace qkov;
+using namespace qkov::seed_setting;
+constexpr std::size_t D = 80;  // as in the proof
 constexpr bool score_at_710_not_below()
 {
     const auto w = coordinate_reader<interval, d, D>(0, 0);

@@ -2,7 +2,7 @@
 // expect-error-gcc: static assertion failed: R9 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': R9 false twin
-#include "../R9_last_pair_identity.cpp"
+#include "../rope_statements.hpp"
 
 namespace {
 static_assert(last_pair_identity<8>(0), "R9 false twin: cos((n - m) theta_1)");

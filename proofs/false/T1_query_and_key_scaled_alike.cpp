@@ -3,9 +3,14 @@
 // expect-error-gcc: static assertion failed: T1 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': T1 false twin
-#include "../T1_factorization_invariance.cpp"
+#include "qkov/circuits/qk_ov.hpp"
+#include "qkov/matrix/random_integer_matrix.hpp"
+#include "qkov/scalar/rational.hpp"
 
 namespace {
+using namespace qkov;
+using Q = rational128;
+constexpr std::size_t D = 16, d = 4, n = 6;  // as in the proof
 constexpr bool same_scores_with_same_g = [] {
     const auto w_q = random_integer_matrix<Q, d, D>(1, -3, 3);
     const auto w_k = random_integer_matrix<Q, d, D>(2, -3, 3);

@@ -2,8 +2,9 @@
 // expect-error-gcc: static assertion failed: T2 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': T2 false twin
-#include "../T2_circuit_rank.cpp"
+#include "../circuit_rank_instances.hpp"
 
 namespace {
+constexpr auto large_size = ranks_of_random_head<64, 16>(64);  // as in the proof
 static_assert(large_size.ov == 64, "T2 false twin: rank(W_out W_V) = D");
 }

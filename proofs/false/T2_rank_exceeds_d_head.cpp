@@ -2,8 +2,9 @@
 // expect-error-gcc: static assertion failed: T2 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': T2 false twin
-#include "../T2_circuit_rank.cpp"
+#include "../circuit_rank_instances.hpp"
 
 namespace {
+constexpr auto seed_size = ranks_of_random_head<16, 4>(2021);  // as in the proof
 static_assert(seed_size.qk == 5, "T2 false twin: rank(W_Q^T W_K) = d_head + 1");
 }

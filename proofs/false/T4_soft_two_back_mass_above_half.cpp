@@ -3,8 +3,9 @@
 // expect-error-gcc: static assertion failed: T4 false twin
 // expect-error-clang: static assertion failed due to requirement
 // expect-error-clang: ': T4 false twin
-#include "../T4_soft_two_back_head.cpp"
+#include "../two_back_head.hpp"
 
 namespace {
+constexpr two_back alpha1 = composed_two_back_mass(1.0);  // as in the proof
 static_assert(alpha1.mass.exceeds(0.5) == certainty::holds, "T4 false twin: two-back mass > 1/2 at alpha = 1");
 }

@@ -440,8 +440,10 @@ audit_report dispatch_audit(const audit_settings& s, const audit_inputs& inputs)
 }
 } // namespace detail
 
-/// Runs the audit; throws std::invalid_argument for settings it cannot honour.
-inline audit_report audit_rope(const audit_settings& s, const audit_inputs& inputs = {})
+/// Throws std::invalid_argument naming the option for settings the audit cannot honour (the
+/// layout is checked by audit_rope's dispatch). Separate so that callers and tests can check
+/// settings without instantiating the audit for every supported layout.
+inline void check_audit_settings(const audit_settings& s)
 {
     using limits = audit_limits;
     if (s.max_position < 1 || s.max_position > limits::max_position)
@@ -457,6 +459,12 @@ inline audit_report audit_rope(const audit_settings& s, const audit_inputs& inpu
     if (s.samples_per_bucket < 2 || s.samples_per_bucket > static_cast<std::size_t>(limits::max_samples))
         throw std::invalid_argument("--samples must be in 2.." + std::to_string(limits::max_samples));
     if (s.head_scan_limit < 0) throw std::invalid_argument("--head-scan must be 0 (up to --max-pos) or a positive position");
+}
+
+/// Runs the audit; throws std::invalid_argument for settings it cannot honour.
+inline audit_report audit_rope(const audit_settings& s, const audit_inputs& inputs = {})
+{
+    check_audit_settings(s);
     return detail::dispatch_audit(s, inputs);
 }
 
