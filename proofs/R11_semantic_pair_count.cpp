@@ -13,19 +13,20 @@
 #include "qkov/scalar/certified.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"
+#include "certified_seed_setting.hpp"
 #include "report/certified_report.hpp"
 
 namespace {
 using namespace qkov;
-constexpr rope_layout seeds = interleaved_layout(64);
+using seed_setting::angles;  // the seeds' schedule: d = 64, base 10000
+constexpr rope_layout seeds = seed_setting::L;
 constexpr rope_layout llama3 = interleaved_layout(128);  // the count does not depend on the pairing
-constexpr numeric_angles<interval, 32> seed_angles{standard_theta<interval, 32>(10000.0)};
 constexpr numeric_angles<interval, 64> llama3_angles{standard_theta<interval, 64>(500000.0)};
 
 constexpr int budget = 40;  // evaluations per pair
-constexpr auto seeds_1000_1pct = usable_semantic_pairs<seeds>(seed_angles, 1000, 0.01, budget);
-constexpr auto seeds_1000_10pct = usable_semantic_pairs<seeds>(seed_angles, 1000, 0.1, budget);
-constexpr auto seeds_4096_10pct = usable_semantic_pairs<seeds>(seed_angles, 4096, 0.1, budget);
+constexpr auto seeds_1000_1pct = usable_semantic_pairs<seeds>(angles, 1000, 0.01, budget);
+constexpr auto seeds_1000_10pct = usable_semantic_pairs<seeds>(angles, 1000, 0.1, budget);
+constexpr auto seeds_4096_10pct = usable_semantic_pairs<seeds>(angles, 4096, 0.1, budget);
 constexpr auto llama3_8192_1pct = usable_semantic_pairs<llama3>(llama3_angles, 8192, 0.01, budget);
 
 static_assert(seeds_1000_1pct.undecided == 0 && seeds_1000_10pct.undecided == 0 && seeds_4096_10pct.undecided == 0 &&
