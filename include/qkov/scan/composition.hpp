@@ -1,0 +1,109 @@
+// Q-, K- and V-composition scores between heads of different layers, from d x d cores.
+//
+// TransformerLens' definition (HookedTransformer.all_composition_scores, after Elhage et al.
+// 2021), in its row convention: score = ||W_A W_B||_F / (||W_A||_F ||W_B||_F) with W_A the OV
+// circuit W_V W_O of the earlier head and W_B the later head's QK circuit W_Q W_K^T (Q), its
+// transpose (K), or its OV circuit (V). In qkov's column convention, with thin QRs
+// W_v1^T = Q R_v1, W_q2^T = Q R_q2, W_k2^T = Q R_k2, W_o2 = Q R_o2 (head_metrics.hpp), the
+// orthonormal factors drop out of the norms:
+//   Q:  ||R_k2 W_q2 W_o1 R_v1^T||_F     K:  ||R_q2 W_k2 W_o1 R_v1^T||_F     V:  ||R_o2 W_v2 W_o1 R_v1^T||_F
+// Each is a d x d core; the denominators are the circuits' Frobenius norms, known from their cores.
+// Claim T3: the singular values of W_v2 W_o1 (d x d) give the dimension and strength of what
+// head 2 reads of what head 1 writes.
+//
+// One layer pair is one BLAS product: the later layer's 3Hd x D stack [R_k W_q; R_q W_k; W_v]
+// times the earlier layer's D x Hd row of W_o; its d x d blocks times R_v1^T (one product per
+// source head) are the Q and K cores, and the W_v W_o blocks are T3's matrices, which R_o2 and
+// R_v1^T turn into the V cores.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include <xtensor/xview.hpp>
+
+#include "qkov/scan/checked_svd.hpp"
+#include "qkov/scan/head_metrics.hpp"
+
+namespace qkov::scan {
+
+/// One layer's side of the composition products: about 4 D x D doubles, what is kept per layer.
+struct layer_composition_factors {
+    std::size_t layer = 0, heads = 0, d = 0;
+    matrix reads;              ///< 3Hd x D: per mode (Q, K, raw W_v) the heads' d x D blocks
+    matrix writes;             ///< D x Hd: the heads' W_o side by side
+    std::vector<matrix> r_v, r_o;          ///< per head, R of W_v^T and of W_o (d x d)
+    std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
+};
+
+inline layer_composition_factors composition_factors(const std::vector<model::head_weights>& heads, const std::vector<head_factors>& factors,
+                                                     const std::vector<head_metrics>& metrics)
+{
+    layer_composition_factors f;
+    if (heads.empty()) return f;
+    const std::size_t H = heads.size(), d = heads[0].w_q.shape()[0], D = heads[0].w_q.shape()[1];
+    f.layer = heads[0].layer, f.heads = H, f.d = d;
+    f.reads = xt::empty<double>({3 * H * d, D});
+    f.writes = xt::empty<double>({D, H * d});
+    for (std::size_t h = 0; h < H; ++h) {
+        const auto rows = [&](std::size_t mode) { return xt::view(f.reads, xt::range((mode * H + h) * d, (mode * H + h + 1) * d), xt::all()); };
+        rows(0) = multiply(factors[h].k.r, heads[h].w_q);
+        rows(1) = multiply(factors[h].q.r, heads[h].w_k);
+        rows(2) = heads[h].w_v;
+        xt::view(f.writes, xt::all(), xt::range(h * d, (h + 1) * d)) = heads[h].w_o;
+        f.r_v.push_back(factors[h].v.r);
+        f.r_o.push_back(factors[h].o.r);
+        f.qk_norm.push_back(metrics[h].qk.frobenius);
+        f.ov_norm.push_back(metrics[h].ov.frobenius);
+    }
+    return f;
+}
+
+struct composition_score {
+    std::size_t source_layer = 0, source_head = 0, target_layer = 0, target_head = 0;
+    double q = 0, k = 0, v = 0;
+    vector t3_singular_values;  ///< of W_v(target) W_o(source), descending
+};
+
+/// ||W_A W_B||_F / (||W_A||_F ||W_B||_F), 0 when either circuit is zero.
+inline double ratio(double product_norm, double a, double b) { return a == 0 || b == 0 ? 0.0 : product_norm / (a * b); }
+
+/// Every (source head in `earlier`, target head in `later`) pair, appended to `out`.
+inline void compose(const layer_composition_factors& earlier, const layer_composition_factors& later, std::vector<composition_score>& out)
+{
+    if (earlier.layer >= later.layer) throw std::invalid_argument("qkov: composition runs from an earlier layer to a later one");
+    if (earlier.d != later.d || earlier.writes.shape()[0] != later.reads.shape()[1])
+        throw std::invalid_argument("qkov: composition between layers of different widths");
+    const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads;
+    const matrix products = multiply(later.reads, earlier.writes);  // 3 Ht d x Hs d
+    for (std::size_t s = 0; s < Hs; ++s) {
+        const matrix column = xt::view(products, xt::all(), xt::range(s * d, (s + 1) * d));
+        const matrix cores = multiply(column, earlier.r_v[s], false, true);  // every block times R_v1^T
+        const auto block = [&](const matrix& m, std::size_t mode, std::size_t t) { return xt::view(m, xt::range((mode * Ht + t) * d, (mode * Ht + t + 1) * d), xt::all()); };
+        for (std::size_t t = 0; t < Ht; ++t) {
+            composition_score c;
+            c.source_layer = earlier.layer, c.source_head = s, c.target_layer = later.layer, c.target_head = t;
+            const double ov_s = earlier.ov_norm[s];
+            c.q = ratio(frobenius(block(cores, 0, t)), ov_s, later.qk_norm[t]);
+            c.k = ratio(frobenius(block(cores, 1, t)), ov_s, later.qk_norm[t]);
+            c.v = ratio(frobenius(multiply(later.r_o[t], block(cores, 2, t))), ov_s, later.ov_norm[t]);
+            c.t3_singular_values = singular_values(block(column, 2, t));
+            out.push_back(std::move(c));
+        }
+    }
+}
+
+/// The `count` strongest targets of one source head under one score (q, k or v), strongest first.
+inline std::vector<const composition_score*> strongest_targets(const std::vector<composition_score>& all, std::size_t layer, std::size_t head,
+                                                               double composition_score::*score, std::size_t count)
+{
+    std::vector<const composition_score*> mine;
+    for (const auto& c : all)
+        if (c.source_layer == layer && c.source_head == head) mine.push_back(&c);
+    const std::size_t n = std::min(count, mine.size());
+    std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(n), mine.end(), [&](auto* a, auto* b) { return a->*score > b->*score; });
+    mine.resize(n);
+    return mine;
+}
+
+} // namespace qkov::scan

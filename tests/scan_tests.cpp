@@ -1,0 +1,353 @@
+// qkov::scan against values known by construction (a planted GPT-2-layout model written here),
+// against numpy's values in fixtures/models/reference.json and a dense computation on the
+// fixtures, and on bad input.
+#define BOOST_TEST_MODULE scan
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <xtensor-blas/xlinalg.hpp>
+
+#include "qkov/model/open_model.hpp"
+#include "qkov/scan/scan_model.hpp"
+#include "shared_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace qkov::scan;
+
+namespace {
+
+constexpr std::size_t D = 8, H = 4, d = D / H, L = 2;  // GPT-2 configs give d = n_embd / n_head
+
+/// A float32 tensor for the writer: shape and row-major values.
+struct f32_tensor {
+    std::vector<std::size_t> shape;
+    std::vector<float> values;
+};
+
+/// Writes `tensors` as one safetensors file beside a GPT-2 config.json (D = 8, d = 2, 4 heads,
+/// 2 layers, V = 8, tied embeddings) and returns the directory.
+fs::path write_gpt2(const std::string& name, const std::map<std::string, f32_tensor>& tensors)
+{
+    const fs::path dir = fs::temp_directory_path() / ("qkov-scan-tests-" + name);
+    fs::create_directories(dir);
+    nlohmann::json header = nlohmann::json::object();
+    std::vector<float> data;
+    for (const auto& [tensor_name, t] : tensors) {
+        const std::size_t begin = data.size() * 4;
+        data.insert(data.end(), t.values.begin(), t.values.end());
+        header[tensor_name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {begin, data.size() * 4}}};
+    }
+    const std::string text = header.dump();
+    std::ofstream out(dir / "model.safetensors", std::ios::binary);
+    const std::uint64_t n = text.size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out.write(text.data(), static_cast<std::streamsize>(n));
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+    std::ofstream(dir / "config.json") << nlohmann::json{{"model_type", "gpt2"}, {"architectures", {"GPT2LMHeadModel"}}, {"n_embd", D},
+                                                         {"n_head", H}, {"n_layer", L}, {"n_positions", 16}, {"vocab_size", D},
+                                                         {"layer_norm_epsilon", 1e-5}, {"tie_word_embeddings", true}}
+                                              .dump();
+    return dir;
+}
+
+/// One planted head in the column convention: each row of W_q, W_k, W_v and each column of W_o
+/// is a multiple of a standard basis vector, given as (index, factor) per head dimension.
+struct planted_head {
+    std::array<std::pair<std::size_t, float>, d> q, k, v, o;
+};
+
+/// The planted model. Head (layer, head): what its circuits are, by construction.
+///   L0H0  W_q rows 3 e0, e1; W_k rows 2 e0, 2 e1     QK = 6 e0 e0^T + 2 e1 e1^T
+///         W_o cols 2 e2, e3; W_v rows e2, e3         OV = 2 e2 e2^T + e3 e3^T
+///   L0H1  W_q rows e0, 0 (rank 1); W_k rows e1, e2   QK = e0 e1^T
+///         W_o cols e4, -e5; W_v rows e4, e5          OV = e4 e4^T - e5 e5^T
+///   L1H0  W_q rows e2, e6; W_k rows e7, e0           QK = e2 e7^T + e6 e0^T
+///         W_o cols e6, e7; W_v rows e2, e3           OV = e6 e2^T + e7 e3^T
+///   L1H1  W_q rows e4, e5; W_k rows e3, e1           QK = e4 e3^T + e5 e1^T
+///         W_o cols e0, e1; W_v rows e4, e1           OV = e0 e4^T + e1 e1^T
+/// Heads 2 and 3 of each layer are zero.
+const planted_head planted[L][H] = {
+    {{{{{0, 3}, {1, 1}}}, {{{0, 2}, {1, 2}}}, {{{2, 1}, {3, 1}}}, {{{2, 2}, {3, 1}}}},
+     {{{{0, 1}, {0, 0}}}, {{{1, 1}, {2, 1}}}, {{{4, 1}, {5, 1}}}, {{{4, 1}, {5, -1}}}}},
+    {{{{{2, 1}, {6, 1}}}, {{{7, 1}, {0, 1}}}, {{{2, 1}, {3, 1}}}, {{{6, 1}, {7, 1}}}},
+     {{{{4, 1}, {5, 1}}}, {{{3, 1}, {1, 1}}}, {{{4, 1}, {1, 1}}}, {{{0, 1}, {1, 1}}}}},
+};
+
+/// The planted model's tensors in GPT-2's Conv1D layout ([in, out]), embedding W_E = I_8.
+std::map<std::string, f32_tensor> planted_tensors()
+{
+    std::map<std::string, f32_tensor> t;
+    f32_tensor wte{{D, D}, std::vector<float>(D * D, 0.0f)};
+    for (std::size_t i = 0; i < D; ++i) wte.values[i * D + i] = 1;
+    t["wte.weight"] = wte;
+    for (std::size_t l = 0; l < L; ++l) {
+        const std::string p = "h." + std::to_string(l) + ".";
+        f32_tensor qkv{{D, 3 * D}, std::vector<float>(D * 3 * D, 0.0f)}, proj{{D, D}, std::vector<float>(D * D, 0.0f)};
+        for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < d; ++i) {
+                const auto& ph = planted[l][h];
+                // Column h d + i of [W_Q | W_K | W_V] is row i of the head's W_q (W_k, W_v).
+                qkv.values[ph.q[i].first * 3 * D + h * d + i] = ph.q[i].second;
+                qkv.values[ph.k[i].first * 3 * D + D + h * d + i] = ph.k[i].second;
+                qkv.values[ph.v[i].first * 3 * D + 2 * D + h * d + i] = ph.v[i].second;
+                // Row h d + i of c_proj is column i of the head's W_o.
+                proj.values[(h * d + i) * D + ph.o[i].first] = ph.o[i].second;
+            }
+        t[p + "attn.c_attn.weight"] = qkv;
+        t[p + "attn.c_proj.weight"] = proj;
+        t[p + "ln_1.weight"] = {{D}, std::vector<float>(D, 1.0f)};
+        t[p + "ln_1.bias"] = {{D}, std::vector<float>(D, 0.0f)};
+    }
+    return t;
+}
+
+const head_metrics& find_head(const scan_result& r, std::size_t layer, std::size_t head)
+{
+    for (const auto& h : r.heads)
+        if (h.layer == layer && h.head == head) return h;
+    BOOST_FAIL("no head L" << layer << "H" << head << " in the scan");
+    throw;
+}
+
+const composition_score& find_pair(const scan_result& r, std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th)
+{
+    for (const auto& c : r.composition)
+        if (c.source_layer == sl && c.source_head == sh && c.target_layer == tl && c.target_head == th) return c;
+    BOOST_FAIL("no composition pair");
+    throw;
+}
+
+void check_values(const vector& got, std::vector<double> expected, double tolerance = 1e-12)
+{
+    BOOST_TEST_REQUIRE(got.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) BOOST_TEST(std::abs(got(i) - expected[i]) <= tolerance, "value " << i << ": " << got(i) << " vs " << expected[i]);
+}
+
+std::string error_of(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(planted_head_metrics)
+{
+    const auto model = qkov::model::open_model(write_gpt2("planted", planted_tensors()));
+    const auto r = scan_model(model);
+    BOOST_TEST_REQUIRE(r.heads.size() == L * H);
+    BOOST_TEST(r.copying_available);
+
+    const auto& a = find_head(r, 0, 0);
+    BOOST_TEST(a.q.rank == 2u);
+    BOOST_TEST(a.k.rank == 2u);
+    BOOST_TEST_REQUIRE(a.q.condition.has_value());
+    BOOST_TEST(std::abs(*a.q.condition - 3.0) < 1e-12);
+    BOOST_TEST(std::abs(*a.k.condition - 1.0) < 1e-12);
+    check_values(a.qk.singular_values, {6, 2});
+    check_values(a.ov.singular_values, {2, 1});
+    BOOST_TEST(std::abs(a.ov_identity_distance - std::sqrt(7.0)) < 1e-12);  // (2 - 1)^2 + (1 - 1)^2 + the 6 unread directions
+    BOOST_TEST(std::abs(a.ov_identity_floor - std::sqrt(6.0)) < 1e-12);
+    BOOST_TEST_REQUIRE(a.copying_score.has_value());
+    BOOST_TEST(std::abs(*a.copying_score - 1.0) < 1e-12);  // eigenvalues 2 and 1 of W_v W_o
+    BOOST_TEST(a.qk.residual < 1e-14);
+    BOOST_TEST(a.ov.residual < 1e-14);
+    BOOST_TEST(a.qk.driver == "gesdd");
+
+    const auto& b = find_head(r, 0, 1);
+    BOOST_TEST(b.q.rank == 1u);  // the second row of W_q is zero
+    BOOST_TEST(!b.q.condition.has_value());
+    BOOST_TEST(b.k.rank == 2u);
+    check_values(b.qk.singular_values, {1, 0});
+    check_values(b.ov.singular_values, {1, 1});
+    BOOST_TEST(std::abs(b.ov_identity_distance - std::sqrt(10.0)) < 1e-12);  // (1 - 1)^2 + (-1 - 1)^2 + 6
+    BOOST_TEST_REQUIRE(b.copying_score.has_value());
+    BOOST_TEST(std::abs(*b.copying_score) < 1e-12);  // eigenvalues 1 and -1
+
+    const auto& c = find_head(r, 1, 0);
+    check_values(c.qk.singular_values, {1, 1});
+    BOOST_TEST(std::abs(c.ov_identity_distance - std::sqrt(10.0)) < 1e-12);  // trace 0: 2 + 8
+    BOOST_TEST(!c.copying_score.has_value());  // W_v W_o = 0: no eigenvalue to score
+
+    const auto& e = find_head(r, 1, 1);
+    BOOST_TEST(std::abs(e.ov_identity_distance - std::sqrt(8.0)) < 1e-12);  // ||OV||^2 = 2, trace 1: 2 - 2 + 8
+    BOOST_TEST_REQUIRE(e.copying_score.has_value());
+    BOOST_TEST(std::abs(*e.copying_score - 1.0) < 1e-12);  // eigenvalues 0 and 1
+
+    const auto& zero = find_head(r, 1, 3);
+    BOOST_TEST(zero.q.rank == 0u);
+    BOOST_TEST(!zero.q.condition.has_value());
+    check_values(zero.qk.singular_values, {0, 0});
+    BOOST_TEST(!zero.copying_score.has_value());
+    BOOST_TEST(std::abs(zero.ov_identity_distance - std::sqrt(8.0)) < 1e-12);  // ||0 - I||_F
+}
+
+BOOST_AUTO_TEST_CASE(planted_composition)
+{
+    const auto r = scan_model(qkov::model::open_model(write_gpt2("planted", planted_tensors())));
+    BOOST_TEST_REQUIRE(r.composition.size() == H * H);  // only pairs in different layers, earlier to later
+    const auto& from_zero = find_pair(r, 0, 2, 1, 1);
+    BOOST_TEST(from_zero.q == 0.0);  // a zero circuit composes with nothing (0, not NaN)
+    BOOST_TEST(from_zero.v == 0.0);
+    // Row convention OV_s QK_t etc.; the norms follow from the basis structure (see `planted`).
+    const auto& aa = find_pair(r, 0, 0, 1, 0);
+    BOOST_TEST(std::abs(aa.q - 2 / std::sqrt(10.0)) < 1e-12);  // ||2 e2 e7^T|| / (sqrt 5 sqrt 2)
+    BOOST_TEST(std::abs(aa.k) < 1e-12);
+    BOOST_TEST(std::abs(aa.v - 1 / std::sqrt(2.0)) < 1e-12);  // ||2 e6 e2^T + e7 e3^T|| / (sqrt 5 sqrt 2)
+    check_values(aa.t3_singular_values, {2, 1});
+    const auto& ab = find_pair(r, 0, 0, 1, 1);
+    BOOST_TEST(std::abs(ab.q) < 1e-12);
+    BOOST_TEST(std::abs(ab.k - 1 / std::sqrt(10.0)) < 1e-12);  // ||e3 e4^T|| / (sqrt 5 sqrt 2)
+    BOOST_TEST(std::abs(ab.v) < 1e-12);
+    check_values(ab.t3_singular_values, {0, 0});
+    const auto& ba = find_pair(r, 0, 1, 1, 0);
+    BOOST_TEST(std::abs(ba.q) + std::abs(ba.k) + std::abs(ba.v) < 1e-12);
+    const auto& bb = find_pair(r, 0, 1, 1, 1);
+    BOOST_TEST(std::abs(bb.q - 1 / std::sqrt(2.0)) < 1e-12);  // ||e4 e3^T - e5 e1^T|| / (sqrt 2 sqrt 2)
+    BOOST_TEST(std::abs(bb.k) < 1e-12);
+    BOOST_TEST(std::abs(bb.v - 0.5) < 1e-12);  // ||e0 e4^T|| / (sqrt 2 sqrt 2)
+    check_values(bb.t3_singular_values, {1, 0});
+
+    const auto top = strongest_targets(r.composition, 0, 0, &composition_score::v, 1);
+    BOOST_TEST_REQUIRE(top.size() == 1u);
+    BOOST_TEST(top[0]->target_head == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(layer_range)
+{
+    const auto model = qkov::model::open_model(write_gpt2("planted", planted_tensors()));
+    scan_options o;
+    o.first_layer = 1;
+    std::vector<std::size_t> seen;
+    o.on_layer = [&](std::size_t l, const std::vector<head_metrics>& m) {
+        seen.push_back(l);
+        BOOST_TEST(m.size() == H);
+    };
+    const auto r = scan_model(model, o);
+    BOOST_TEST(r.heads.size() == H);
+    BOOST_TEST(r.composition.empty());
+    BOOST_TEST(seen == std::vector<std::size_t>{1});
+    o.first_layer = 0, o.last_layer = 2;
+    const auto message = error_of([&] { scan_model(model, o); });
+    BOOST_TEST(message.find("layers 0-2 are not within 0-1") != std::string::npos, message);
+}
+
+BOOST_AUTO_TEST_CASE(without_embedding_no_copying_score)
+{
+    auto t = planted_tensors();
+    t.erase("wte.weight");
+    const auto r = scan_model(qkov::model::open_model(write_gpt2("no-wte", t)));
+    BOOST_TEST(!r.copying_available);
+    for (const auto& h : r.heads) BOOST_TEST(!h.copying_score.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_named_errors)
+{
+    auto nan = planted_tensors();
+    nan["h.1.attn.c_attn.weight"].values[5] = std::nanf("");
+    const auto nan_model = qkov::model::open_model(write_gpt2("nan", nan));
+    auto message = error_of([&] { scan_model(nan_model); });
+    BOOST_TEST(message.find("h.1.attn.c_attn.weight") != std::string::npos, message);
+    BOOST_TEST(message.find("NaN") != std::string::npos, message);
+
+    auto missing = planted_tensors();
+    missing.erase("h.1.attn.c_proj.weight");
+    const auto missing_model = qkov::model::open_model(write_gpt2("missing", missing));
+    message = error_of([&] { scan_model(missing_model); });
+    BOOST_TEST(message.find("h.1.attn.c_proj.weight") != std::string::npos, message);
+    BOOST_TEST(message.find("missing") != std::string::npos, message);
+
+    // A head handed in directly (not through a file) with NaN is refused by the scan itself.
+    qkov::model::head_weights h;
+    h.layer = 3, h.head = 1;
+    h.w_q = xt::zeros<double>({d, D}), h.w_k = h.w_q, h.w_v = h.w_q, h.w_o = xt::zeros<double>({D, d});
+    h.w_v(1, 4) = std::nan("");
+    message = error_of([&] { factor_head(h); });
+    BOOST_TEST(message == "qkov: layer 3 head 1: W_v holds NaN at (1, 4)", message);
+}
+
+BOOST_AUTO_TEST_CASE(svd_fallback_driver)
+{
+    const matrix a = {{3, 1, 0}, {1, 2, 1}, {0, 1, 4}};
+    const auto sdd = lapack_svd(a, svd_driver::gesdd), svd = lapack_svd(a, svd_driver::gesvd);
+    for (std::size_t i = 0; i < 3; ++i) BOOST_TEST(std::abs(sdd.s(i) - svd.s(i)) < 1e-13);
+    BOOST_TEST(svd.residual < 1e-14);
+    // A tolerance no decomposition can meet rejects gesdd: the result says gesvd ran, and why.
+    const auto fallback = checked_svd(a, -1.0);
+    BOOST_TEST(fallback.driver.starts_with("gesvd (gesdd residual"), fallback.driver);
+    for (std::size_t i = 0; i < 3; ++i) BOOST_TEST(std::abs(fallback.s(i) - sdd.s(i)) < 1e-13);
+}
+
+/// Every fixture against numpy's float64 values in reference.json (computed from the D x D
+/// products and the d x d copying matrix there, not from cores).
+BOOST_AUTO_TEST_CASE(fixtures_match_reference)
+{
+    const auto ref_path = qkov::test::shared_dir_or_skip("fixtures/models/reference.json");
+    if (ref_path.empty()) return;
+    std::ifstream in(ref_path);
+    const auto ref = nlohmann::json::parse(in);
+    for (const auto& [name, m] : ref["models"].items()) {
+        BOOST_TEST_CONTEXT("fixture " << name)
+        {
+            const auto r = scan_model(qkov::model::open_model(qkov::test::shared_dir() / "fixtures/models" / name));
+            BOOST_TEST_REQUIRE(r.heads.size() == m["heads"].size());
+            for (const auto& e : m["heads"]) {
+                const auto& h = find_head(r, e["layer"], e["head"]);
+                BOOST_TEST(h.kv_head == e["kv_head"].get<std::size_t>());
+                BOOST_TEST(h.q.rank == e["rank_q"].get<std::size_t>());
+                BOOST_TEST(h.k.rank == e["rank_k"].get<std::size_t>());
+                if (e["cond_q"].is_string()) BOOST_TEST(!h.q.condition.has_value());
+                else BOOST_TEST(std::abs(*h.q.condition / e["cond_q"].get<double>() - 1) < 1e-10);
+                if (e["cond_k"].is_string()) BOOST_TEST(!h.k.condition.has_value());
+                else BOOST_TEST(std::abs(*h.k.condition / e["cond_k"].get<double>() - 1) < 1e-10);
+                const double top_qk = e["qk_top5_sv"][0], top_ov = e["ov_top5_sv"][0];
+                for (std::size_t i = 0; i < 5; ++i) {
+                    BOOST_TEST(std::abs(h.qk.singular_values(i) - e["qk_top5_sv"][i].get<double>()) < 1e-12 * top_qk);
+                    BOOST_TEST(std::abs(h.ov.singular_values(i) - e["ov_top5_sv"][i].get<double>()) < 1e-12 * top_ov);
+                }
+                BOOST_TEST_REQUIRE(h.copying_score.has_value());
+                BOOST_TEST(std::abs(*h.copying_score - e["ov_copying_score"].get<double>()) < 1e-10);
+                BOOST_TEST(h.qk.residual < 1e-13);
+                BOOST_TEST(h.ov.residual < 1e-13);
+            }
+        }
+    }
+}
+
+/// Composition scores from cores against the definition evaluated on dense D x D circuits.
+BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
+{
+    const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/llama");
+    if (dir.empty()) return;
+    const auto model = qkov::model::open_model(dir);
+    const auto r = scan_model(model);
+    const auto l0 = model.layer(0), l1 = model.layer(1);
+    const auto dense = [](const matrix& a, const matrix& b) { return matrix(xt::linalg::dot(a, b)); };
+    const auto score = [](const matrix& a, const matrix& b) { return frobenius(xt::linalg::dot(a, b)) / (frobenius(a) * frobenius(b)); };
+    std::size_t checked = 0;
+    for (const auto& s : l0.heads)
+        for (const auto& t : l1.heads) {
+            // Row convention, as TransformerLens writes it: OV = W_V W_O, QK = W_Q W_K^T.
+            const auto row = qkov::model::to_row_convention(s), row_t = qkov::model::to_row_convention(t);
+            const matrix ov_s = dense(row.W_V, row.W_O), qk_t = dense(row_t.W_Q, xt::transpose(row_t.W_K)), ov_t = dense(row_t.W_V, row_t.W_O);
+            const auto& c = find_pair(r, 0, s.head, 1, t.head);
+            BOOST_TEST(std::abs(c.q - score(ov_s, qk_t)) < 1e-12);
+            BOOST_TEST(std::abs(c.k - score(ov_s, matrix(xt::transpose(qk_t)))) < 1e-12);
+            BOOST_TEST(std::abs(c.v - score(ov_s, ov_t)) < 1e-12);
+            const auto t3 = std::get<1>(xt::linalg::svd(matrix(xt::linalg::dot(t.w_v, s.w_o)), false, false));
+            for (std::size_t i = 0; i < t3.size(); ++i) BOOST_TEST(std::abs(c.t3_singular_values(i) - t3(i)) < 1e-12 * t3(0));
+            ++checked;
+        }
+    BOOST_TEST(checked == l0.heads.size() * l1.heads.size());
+}
