@@ -351,3 +351,38 @@ BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
         }
     BOOST_TEST(checked == l0.heads.size() * l1.heads.size());
 }
+
+/// A trained model in two containers (HF safetensors in rotate_half order, GGUF in interleaved
+/// order: Q/K rows permuted within each head): every number the scan gives must agree, since the
+/// permutation cancels in W_q^T W_k and leaves the singular values of W_q and W_k unchanged.
+BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
+{
+    const auto dir = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K");
+    if (dir.empty()) return;
+    const auto hf = scan_model(qkov::model::open_model(dir / "hf"));
+    const auto gguf = scan_model(qkov::model::open_model(dir / "stories260K.gguf"));
+    BOOST_TEST_REQUIRE(hf.heads.size() == gguf.heads.size());
+    BOOST_TEST_REQUIRE(hf.composition.size() == gguf.composition.size());
+    BOOST_TEST(hf.copying_available == gguf.copying_available);
+    const auto same = [](const vector& a, const vector& b) {
+        double gap = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) gap = std::max(gap, std::abs(a(i) - b(i)));
+        return gap <= 1e-12 * std::max(1.0, a(0));
+    };
+    for (std::size_t i = 0; i < hf.heads.size(); ++i) {
+        const auto &a = hf.heads[i], &b = gguf.heads[i];
+        BOOST_TEST((a.layer == b.layer && a.head == b.head && a.kv_head == b.kv_head));
+        BOOST_TEST(a.q.rank == b.q.rank);
+        BOOST_TEST(a.k.rank == b.k.rank);
+        BOOST_TEST(same(a.qk.singular_values, b.qk.singular_values));
+        BOOST_TEST(same(a.ov.singular_values, b.ov.singular_values));
+        BOOST_TEST(std::abs(a.ov_identity_distance - b.ov_identity_distance) < 1e-12);
+        BOOST_TEST(a.copying_score.has_value() == b.copying_score.has_value());
+        if (a.copying_score && b.copying_score) BOOST_TEST(std::abs(*a.copying_score - *b.copying_score) < 1e-10);
+    }
+    for (std::size_t i = 0; i < hf.composition.size(); ++i) {
+        const auto &a = hf.composition[i], &b = gguf.composition[i];
+        BOOST_TEST(std::abs(a.q - b.q) + std::abs(a.k - b.k) + std::abs(a.v - b.v) < 1e-12);
+        BOOST_TEST(same(a.t3_singular_values, b.t3_singular_values));
+    }
+}

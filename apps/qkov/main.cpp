@@ -6,6 +6,7 @@
 //   qkov audit-rope  a RoPE implementation's precision against a 100-digit reference (audit_rope.cpp).
 //   qkov inspect     a model file's architecture, geometry and attention heads (inspect.cpp).
 //   qkov report      all of the above that makes the report, into one directory (report.cpp).
+//   qkov scan        every head's weight metrics and the composition between heads (scan.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "inspect.hpp"
 #include "report.hpp"
 #include "reproduce.hpp"
+#include "scan.hpp"
 #include "validate.hpp"
 
 int main(int argc, char** argv)
@@ -28,7 +30,8 @@ int main(int argc, char** argv)
     using qkov::app::subcommand;
     const std::vector<subcommand> subcommands{qkov::app::add_claims(app),  qkov::app::add_reproduce(app),
                                               qkov::app::add_validate(app), qkov::app::add_audit_rope(app),
-                                              qkov::app::add_inspect(app), qkov::app::add_report(app)};
+                                              qkov::app::add_inspect(app), qkov::app::add_report(app),
+                                              qkov::app::add_scan(app)};
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name it, and the known ones.
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {

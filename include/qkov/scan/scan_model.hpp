@@ -1,9 +1,9 @@
 // A model scanned from its weights, layer by layer: per-head metrics (head_metrics.hpp), copying
 // scores (copying_score.hpp) and composition scores (composition.hpp).
 //
-// Memory: one layer's heads at a time, plus per scanned layer the D x Hd row its heads write
-// through composition and the 4Hd x D stack they read with (about 5 D x D doubles), plus the
-// D x D token circuit when the model has both embeddings.
+// Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per scanned layer
+// the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
+// circuit when the model has both embeddings (W_E and W_U themselves only while it is formed).
 #pragma once
 
 #include <functional>
@@ -54,6 +54,7 @@ inline scan_result scan_model(const model::attention_model& m, const scan_option
         }
         auto mine = composition_factors(lw.heads, factors, metrics);
         for (const auto& e : earlier) compose(e, mine, result.composition);
+        mine.reads = matrix();  // later layers need only what this one writes
         earlier.push_back(std::move(mine));
         if (options.on_layer) options.on_layer(l, metrics);
         result.heads.insert(result.heads.end(), metrics.begin(), metrics.end());
