@@ -13,16 +13,13 @@
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
+#include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/seed_head_model.hpp"
 
 namespace qkov::app {
 
 namespace {
-
-struct scan_cli_options {
-    std::string path, json, layers;
-    std::size_t context = 0;  ///< 0: the model's max_positions (scan_model resolves it)
-};
 
 /// "A-B" or "A" (inclusive, 0-based) into the scan's layer range; anything else is a named error.
 void parse_layers(const std::string& text, scan::scan_options& o)
@@ -127,10 +124,18 @@ nlohmann::json head_json(const scan::head_metrics& h)
             {"evidence", evidence_json(h)}};
 }
 
-int run(const scan_cli_options& o)
+} // namespace
+
+int scan(const scan_cli_options& o)
 {
     model::reuse_freed_layer_memory();
-    const auto model = model::open_model(o.path);
+    if (!o.seed_head_model.empty()) {
+        scan::write_seed_head_model(o.seed_head_model);
+        std::cerr << "qkov scan: wrote the seed-head model (seed 001's previous-token head, seed 000's semantic head) to " << o.seed_head_model << "\n";
+    }
+    const std::string path = o.seed_head_model.empty() ? o.path : o.seed_head_model;
+    if (path.empty()) throw std::invalid_argument("qkov: scan needs a model PATH (or --seed-head-model DIR)");
+    const auto model = model::open_model(path);
     const auto& c = model.config();
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
@@ -146,7 +151,7 @@ int run(const scan_cli_options& o)
         std::cerr << "qkov scan: layer " << l << " of " << c.layers << ": " << heads.size() << " heads, max cond " << std::setprecision(4) << top_cond
                   << ", max residual " << worst << " (" << std::fixed << std::setprecision(1) << t.count() << " s)" << std::defaultfloat << "\n";
     };
-    std::cerr << "qkov scan: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
+    std::cerr << "qkov scan: " << path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
               << (model.embedding_status() == "present" && model.unembedding_status() != "absent" ? ", copying scores from W_E^T W_U"
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
@@ -162,6 +167,16 @@ int run(const scan_cli_options& o)
     }
     std::cout << r.heads.size() << " heads scanned, " << r.composition.size() << " composition pairs; " << rank_deficient
               << " heads with rank-deficient W_q or W_k; max reconstruction residual " << worst << "; " << fallbacks << " heads needed the gesvd fallback\n";
+
+    // The facts the scan states about the claims (kind S): all models, and the seed heads' own.
+    auto facts = scan::model_facts(r);
+    if (!o.seed_head_model.empty())
+        for (auto& f : scan::seed_head_facts(r)) facts.push_back(std::move(f));
+    bool all_passed = true;
+    for (const auto& f : facts) {
+        std::cout << "  " << f.claim << " " << (f.passed ? "holds" : "FAILS") << ": " << f.statement << " (" << f.detail << ")\n";
+        all_passed = all_passed && f.passed;
+    }
 
     // Labels are hypotheses: list each with its heads; the evidence is in the JSON.
     std::map<std::string, std::vector<std::string>> labelled, undecided;
@@ -181,7 +196,7 @@ int run(const scan_cli_options& o)
 
     if (!o.json.empty()) {
         nlohmann::json j;
-        j["model"] = {{"path", o.path},         {"architecture", c.architecture}, {"format", model.source().format()},
+        j["model"] = {{"path", path},         {"architecture", c.architecture}, {"format", model.source().format()},
                       {"hidden_size", c.hidden_size}, {"layers", c.layers},       {"heads", c.heads},
                       {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim},         {"vocab_size", c.vocab_size},
                       {"embedding", model.embedding_status()}, {"unembedding", model.unembedding_status()},
@@ -195,8 +210,7 @@ int run(const scan_cli_options& o)
             {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
             {"labels", "docs/SCAN-LABELS.md; evidence.offset_profile.score lists offsets 0..64 at most"}};
         const auto& t = r.thresholds;
-        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading}, {"offset_margin", t.offset_margin},
-                           {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
+        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading},                            {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
                            {"position_queries", t.position_queries}, {"position_weight", t.position_weight},
                            {"tokens_sampled", r.tokens_sampled}, {"vocabulary", r.vocabulary}};
         nlohmann::json heads = nlohmann::json::array();
@@ -211,6 +225,9 @@ int run(const scan_cli_options& o)
                                    {"v", p.v},
                                    {"t3_singular_values", values(p.t3_singular_values)}});
         j["composition"] = std::move(composition);
+        nlohmann::json fact_rows = nlohmann::json::array();
+        for (const auto& f : facts) fact_rows.push_back({{"claim", f.claim}, {"statement", f.statement}, {"passed", f.passed}, {"detail", f.detail}});
+        j["facts"] = std::move(fact_rows);
         nlohmann::json edges = nlohmann::json::array();
         constexpr std::size_t per_source = 3;
         for (const auto& h : r.heads) {
@@ -226,21 +243,23 @@ int run(const scan_cli_options& o)
         j["strongest_edges"] = std::move(edges);
         io::write_file_atomically(o.json, j.dump(1) + "\n");
     }
-    return 0;
+    return all_passed ? 0 : 1;
 }
-
-} // namespace
 
 subcommand add_scan(CLI::App& app)
 {
     auto options = std::make_shared<scan_cli_options>();
     auto* command = app.add_subcommand("scan", "Every attention head's weight metrics and the composition between heads (directory, .safetensors, .gguf)");
-    command->add_option("PATH", options->path, "A model directory, a .safetensors file or a .gguf file")->required();
+    command->add_option("PATH", options->path, "A model directory, a .safetensors file or a .gguf file");
+    command->add_option("--seed-head-model", options->seed_head_model,
+                        "Write a model holding the seeds' heads (seed 001's previous-token head, seed 000's semantic head) into this directory and "
+                        "scan it instead of PATH; its facts check claims R7, R12 and T3")
+        ->excludes(command->get_option("PATH"));
     command->add_option("--json", options->json, "Write every metric as JSON to this file");
     command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-    return {command, [options] { return run(*options); }};
+    return {command, [options] { return scan(*options); }};
 }
 
 } // namespace qkov::app
