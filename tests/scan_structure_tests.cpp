@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 
 #include "qkov/model/residual_norm.hpp"
 #include "qkov/scan/head_labels.hpp"
+#include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_facts.hpp"
@@ -285,4 +287,36 @@ BOOST_AUTO_TEST_CASE(the_safetensors_writer_refuses_inconsistent_tensors)
     BOOST_CHECK_THROW(io::write_safetensors(path, {{"", {1}, {1.0f}}}), std::invalid_argument);
     BOOST_CHECK_THROW(io::write_safetensors(path, {{"a", {std::size_t{1} << 40, std::size_t{1} << 40}, {}}}), std::overflow_error);
     BOOST_TEST(!std::filesystem::exists(path));
+}
+
+BOOST_AUTO_TEST_CASE(biases_and_partial_rotary_reduce_to_one_form_per_offset)
+{
+    // A random head with biases, 8 of 16 coordinates rotating (rotate-half): the absorbed form's
+    // scores match the absolute-position rotation; the same head scored with the query's rotation
+    // left out (a form that is not one bilinear form per offset) does not.
+    std::mt19937_64 random(7);
+    std::normal_distribution<double> gaussian;
+    model::head_weights h;
+    h.w_q = xt::empty<double>({d, D}), h.w_k = xt::empty<double>({d, D});
+    h.b_q = xt::empty<double>({d}), h.b_k = xt::empty<double>({d});
+    for (auto* m : {&h.w_q, &h.w_k})
+        for (auto& v : *m) v = gaussian(random);
+    for (auto* b : {&h.b_q, &h.b_k})
+        for (auto& v : *b) v = gaussian(random);
+    const auto r = rope(rope_pairing::rotate_half, 8);
+    const auto x = probe_inputs(20, D);
+    BOOST_TEST(absorbed_form_gap(h, r, x) < 1e-13);
+    // Teeth: rotating keys only (queries unrotated) depends on n, not n - m; the gap is order one.
+    const model::matrix q_plain = model::projected_rotated(x, h.w_q, h.b_q, std::nullopt), k_rotated = model::projected_rotated(x, h.w_k, h.b_k, r);
+    const auto theta = rope_angles<double>(r, 4);
+    double worst = 0;
+    for (std::size_t m = 0; m < 20; ++m)
+        for (std::size_t j = 0; j <= m; ++j) {
+            double direct = 0;
+            for (std::size_t i = 0; i < d; ++i) direct += q_plain(m, i) * k_rotated(j, i);
+            const model::vector xm = xt::view(x, m, xt::all()), xj = xt::view(x, j, xt::all());
+            const double absorbed = offset_score(project<double>(h.w_q, h.b_q, xm), project<double>(h.w_k, h.b_k, xj), rope_layout{d, 8, rope_pairing::rotate_half}, theta, m - j);
+            worst = std::max(worst, std::abs(absorbed - direct));
+        }
+    BOOST_TEST(worst > 1.0);
 }

@@ -91,6 +91,7 @@ struct head_metrics {
     circuit_spectrum qk, ov;
     double ov_identity_distance = 0;  ///< ||W_o W_v - I||_F
     double ov_identity_floor = 0;     ///< sqrt(D - d): no rank-d circuit comes closer (claim K2)
+    std::optional<double> absorbed_form_gap;  ///< B4: the absorbed form against the rotated scores (RoPE models)
     std::optional<double> copying_score;  ///< set by copying_score.hpp when W_E and W_U exist
     head_structure structure;             ///< position and content structure of W_q, W_k (head_structure.hpp)
     head_labels labels;                   ///< hypotheses from that structure (head_labels.hpp)

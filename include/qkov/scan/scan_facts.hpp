@@ -1,7 +1,8 @@
 // The facts a scan states about the claims it checks (kind S of docs/CLAIMS.md), each with the
 // numbers it rests on, so `qkov claims` and the report count them like the experiments' facts.
 //
-// On every model: B1 (the QK SVD's paired channels reproduce Omega), B5 (W_Q and W_K are well
+// On every model: B1 (the QK SVD's paired channels reproduce Omega), B4 (RoPE models: biases and
+// RoPE in one bilinear form per offset, absorbed_form.hpp), B5 (W_Q and W_K are well
 // conditioned: below 1000, the bound the claim quotes), K2 (no OV circuit comes closer to the
 // identity than sqrt(D - d)). On the seed-head model (seed_head_model.hpp), whose heads are known:
 // R7 (seed 001's head is found as a one-direction head and labelled), R12 (seed 000's slow-pair
@@ -50,6 +51,13 @@ inline std::vector<scan_fact> model_facts(const scan_result& r)
         {"K2", "no head's OV circuit is closer to the identity than sqrt(D - d)", below_floor == 0,
          "closest: " + number_text(closest) + " x the floor; " + std::to_string(below_floor) + " heads below it"},
     };
+    double absorbed = 0;
+    std::size_t absorbed_heads = 0;
+    for (const auto& h : r.heads)
+        if (h.absorbed_form_gap) absorbed = std::max(absorbed, *h.absorbed_form_gap), ++absorbed_heads;
+    if (absorbed_heads > 0)
+        facts.push_back({"B4", "every head's biases and RoPE reduce to one bilinear form per offset: its scores equal the stored weights' rotated at absolute positions (relative gap <= 1e-12 on probe inputs)",
+                         absorbed <= 1e-12, "largest gap " + number_text(absorbed) + " over " + std::to_string(absorbed_heads) + " heads"});
     // B5 is about full-rank projections; a model without any says nothing about it.
     if (deficient < 2 * r.heads.size())
         facts.push_back({"B5", "every full-rank W_Q and W_K has condition number below 1000", condition < 1000,

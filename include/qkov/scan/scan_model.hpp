@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "qkov/model/attention_model.hpp"
+#include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
@@ -29,6 +30,7 @@ struct scan_options {
     label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
     bool certify = true;            ///< certify the offset profile of positional RoPE heads
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
+    std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)
 };
 
 struct scan_result {
@@ -84,6 +86,8 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
     }
     if (config.rope) {
         s.rope = measure_rope(h, *config.rope, t.context);
+        // The direct scores (head_attention.hpp) rotate by the unscaled schedule: compare only there.
+        if (!config.rope->scaling) m.absorbed_form_gap = absorbed_form_gap(h, *config.rope, probe_inputs(options.absorbed_form_probe, h.w_q.shape()[1]));
         const bool reads_constant =
             s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
         if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *config.rope, constant, t.context, options.certify);
