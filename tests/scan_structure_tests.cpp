@@ -11,6 +11,7 @@
 #include "qkov/model/residual_norm.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/absorbed_form.hpp"
+#include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_facts.hpp"
@@ -319,4 +320,24 @@ BOOST_AUTO_TEST_CASE(biases_and_partial_rotary_reduce_to_one_form_per_offset)
             worst = std::max(worst, std::abs(absorbed - direct));
         }
     BOOST_TEST(worst > 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(the_centred_token_circuit_drops_what_every_token_shares)
+{
+    // Tied embeddings E = 1 c^T + R: W_E^T (I - 1 1^T / V) W_E = sum_t (e_t - mean)(e_t - mean)^T,
+    // in which the shared c has no part.
+    constexpr std::size_t V = 7, width = 5;
+    std::mt19937_64 random(3);
+    std::normal_distribution<double> gaussian;
+    model::matrix e = xt::empty<double>({V, width});
+    for (auto& v : e) v = gaussian(random);
+    for (std::size_t t = 0; t < V; ++t) e(t, 2) += 10;  // the shared component
+    const model::vector mean = xt::mean(e, {0});
+    const auto centred = centred_token_circuit(multiply(e, e, true, false), mean, mean, V);
+    for (std::size_t i = 0; i < width; ++i)
+        for (std::size_t j = 0; j < width; ++j) {
+            double expected = 0;
+            for (std::size_t t = 0; t < V; ++t) expected += (e(t, i) - mean(i)) * (e(t, j) - mean(j));
+            BOOST_TEST(centred(i, j) == expected, boost::test_tools::tolerance(1e-12));
+        }
 }

@@ -61,6 +61,7 @@ nlohmann::json evidence_json(const scan::head_metrics& h)
                         {"reading_q", reading_json(s.reading_q)},
                         {"reading_k", reading_json(s.reading_k)},
                         {"copying_score", optional_number(h.copying_score)},
+                        {"centred_copying_score", optional_number(h.centred_copying_score)},
                         {"rope", nullptr},
                         {"offset_profile", nullptr}};
     if (s.rope) {
@@ -206,6 +207,7 @@ int scan(const scan_cli_options& o)
             {"rank", "singular values of the D x d W_Q (W_K) above max(D, d) * eps(float64) * sigma_max; cond null below full rank"},
             {"circuits", "QK = W_Q W_K^T, OV = W_V W_O (row convention), spectra from thin QRs of the factors and the SVD of the d x d core"},
             {"copying_score", "Re(sum lambda) / sum |lambda| over the eigenvalues of the d x d product W_O W_U W_E W_V; null without W_E or W_U, or when they all vanish"},
+            {"centred_copying_score", "the same with W_U centred over the vocabulary (a logit shift shared by every token removed); the copy label reads it"},
             {"composition", "TransformerLens: ||W_A W_B||_F / (||W_A||_F ||W_B||_F), W_A = OV of the source, W_B = QK (q), QK^T (k) or OV (v) of the target"},
             {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
             {"labels", "docs/SCAN-LABELS.md; evidence.offset_profile.score lists offsets 0..64 at most"}};

@@ -29,14 +29,19 @@ inline matrix token_circuit(const matrix& embedding, const matrix& unembedding)
     return multiply(embedding, unembedding, true, false);
 }
 
-/// G for a model whose embedding the caller has read, or nullopt when it lacks the unembedding.
-/// A tied unembedding is the embedding itself: it is not read again.
-inline std::optional<matrix> token_circuit(const model::attention_model& m, const matrix& embedding)
+
+/// G with the unembedding centred over the vocabulary: W_E^T (I - 1 1^T / V) W_U = G - V e u^T with e
+/// and u the mean rows of W_E and W_U. Logits are defined up to a shift shared by every token (no
+/// softmax sees it), so a direction every embedding shares should not make a head look like a copy
+/// head: with the centred unembedding, whatever the head writes for every token alike adds nothing
+/// to the trace of the token circuit (1^T (I - 1 1^T / V) = 0). The labels use this score.
+inline matrix centred_token_circuit(const matrix& g, const vector& mean_embedding, const vector& mean_unembedding, std::size_t vocabulary)
 {
-    if (m.unembedding_status() == "tied to the embedding") return multiply(embedding, embedding, true, false);
-    auto u = m.unembedding();
-    if (!u) return std::nullopt;
-    return token_circuit(embedding, *u);
+    matrix c = g;
+    const double V = static_cast<double>(vocabulary);
+    for (std::size_t i = 0; i < c.shape()[0]; ++i)
+        for (std::size_t j = 0; j < c.shape()[1]; ++j) c(i, j) -= V * mean_embedding(i) * mean_unembedding(j);
+    return c;
 }
 
 /// Re(sum lambda) / sum |lambda| for the eigenvalues of W_v G W_o; nullopt when all of them vanish
@@ -52,6 +57,26 @@ inline std::optional<double> copying_score(const model::head_weights& h, const m
     for (const auto& l : lambda) real += l.real(), magnitude += std::abs(l);
     if (magnitude == 0) return std::nullopt;
     return real / magnitude;
+}
+
+/// G for a model whose embedding the caller has read, or nullopt when it lacks the unembedding.
+/// A tied unembedding is the embedding itself: it is not read again.
+struct token_circuits {
+    matrix g;         ///< W_E^T W_U (Elhage et al.'s copying score, as numpy computes it)
+    matrix centred;   ///< with the unembedding centred over the vocabulary (centred_token_circuit)
+};
+
+inline std::optional<token_circuits> token_circuit(const model::attention_model& m, const matrix& embedding)
+{
+    const vector mean_embedding = xt::mean(embedding, {0});
+    const auto both = [&](matrix g, const vector& mean_unembedding) {
+        matrix centred = centred_token_circuit(g, mean_embedding, mean_unembedding, embedding.shape()[0]);
+        return token_circuits{std::move(g), std::move(centred)};
+    };
+    if (m.unembedding_status() == "tied to the embedding") return both(multiply(embedding, embedding, true, false), mean_embedding);
+    auto u = m.unembedding();
+    if (!u) return std::nullopt;
+    return both(token_circuit(embedding, *u), xt::mean(*u, {0}));
 }
 
 } // namespace qkov::scan

@@ -93,6 +93,7 @@ struct head_metrics {
     double ov_identity_floor = 0;     ///< sqrt(D - d): no rank-d circuit comes closer (claim K2)
     std::optional<double> absorbed_form_gap;  ///< B4: the absorbed form against the rotated scores (RoPE models)
     std::optional<double> copying_score;  ///< set by copying_score.hpp when W_E and W_U exist
+    std::optional<double> centred_copying_score;  ///< the same with the unembedding centred (what the copy label reads)
     head_structure structure;             ///< position and content structure of W_q, W_k (head_structure.hpp)
     head_labels labels;                   ///< hypotheses from that structure (head_labels.hpp)
 };

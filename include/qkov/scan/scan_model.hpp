@@ -57,14 +57,17 @@ inline matrix sample_rows(const matrix& embedding, std::size_t limit)
 inline reading_constancy constancy(const matrix& x, const vector& u)
 {
     const std::size_t n = x.shape()[0], D = x.shape()[1];
-    double sum = 0, square = 0;
+    std::vector<double> p(n, 0.0);
+    double sum = 0;
     for (std::size_t t = 0; t < n; ++t) {
-        double p = 0;
-        for (std::size_t j = 0; j < D; ++j) p += x(t, j) * u(j);
-        sum += p, square += p * p;
+        for (std::size_t j = 0; j < D; ++j) p[t] += x(t, j) * u(j);
+        sum += p[t];
     }
+    // Two passes: E[p^2] - mean^2 would leave a rounding-level spread on an exactly constant reading.
     const double mean = sum / static_cast<double>(n);
-    return {mean, std::sqrt(std::max(0.0, square / static_cast<double>(n) - mean * mean))};
+    double square = 0;
+    for (const double v : p) square += (v - mean) * (v - mean);
+    return {mean, std::sqrt(square / static_cast<double>(n))};
 }
 
 /// Position and content structure of a head and its labels (docs/SCAN-LABELS.md). `normed` is the
@@ -92,7 +95,7 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
             s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
         if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *config.rope, constant, t.context, options.certify);
     }
-    m.labels = label_head(s, m.copying_score, t);
+    m.labels = label_head(s, m.centred_copying_score, t);
 }
 
 inline scan_result scan_model(const model::attention_model& m, scan_options options = {})
@@ -106,7 +109,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         throw std::invalid_argument("qkov: layers " + std::to_string(options.first_layer) + "-" + std::to_string(last) + " are not within 0-" +
                                     std::to_string(layers - 1));
     scan_result result;
-    std::optional<matrix> tokens;
+    std::optional<token_circuits> tokens;
     matrix sample;
     if (auto embedding = m.embedding()) {  // freed at the end of this block: only G and the sample stay
         tokens = token_circuit(m, *embedding);
@@ -137,7 +140,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         for (const auto& h : lw.heads) {
             factors.push_back(factor_head(h));
             metrics.push_back(measure_head(h, factors.back()));
-            if (tokens) metrics.back().copying_score = copying_score(h, *tokens);  // nullopt also when the head's eigenvalues all vanish
+            if (tokens) {  // nullopt also when the head's eigenvalues all vanish
+                metrics.back().copying_score = copying_score(h, tokens->g);
+                metrics.back().centred_copying_score = copying_score(h, tokens->centred);
+            }
             describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
         }
         auto mine = composition_factors(lw.heads, factors, metrics);
