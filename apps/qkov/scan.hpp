@@ -1,4 +1,4 @@
-// qkov scan PATH [--json FILE] [--layers A-B]: every attention head of a model analysed from its
+// qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--threads N]: every attention head of a model analysed from its
 // weights (include/qkov/scan): ranks, conditions, QK/OV spectra, distance of OV from identity,
 // copying scores, and Q/K/V composition between heads of different layers. One progress line
 // per layer on standard error.
