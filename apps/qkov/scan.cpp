@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@ namespace {
 struct scan_cli_options {
     std::string path, json, layers, markdown, figures;
     std::optional<int> threads;
+    std::size_t context = 0;  ///< 0: the model's max_positions (scan_model resolves it)
 };
 
 /// The largest --threads: the cores the system reports (1 when it cannot tell).
@@ -62,6 +64,69 @@ nlohmann::json values(const scan::vector& v) { return nlohmann::json(std::vector
 
 nlohmann::json optional_number(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
 
+nlohmann::json reading_json(const std::optional<scan::reading_constancy>& r)
+{
+    if (!r) return nullptr;
+    return {{"mean", r->mean}, {"spread", r->spread}, {"variation", r->variation()}};
+}
+
+nlohmann::json undecided_json(const scan::head_labels& l)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& u : l.undecided) out.push_back({{"label", u.label}, {"reason", u.reason}});
+    return out;
+}
+
+/// Every number a label test used (docs/SCAN-LABELS.md), null where the test did not run.
+nlohmann::json evidence_json(const scan::head_metrics& h)
+{
+    const auto& s = h.structure;
+    nlohmann::json e = {{"one_direction_q", s.one_direction_q},
+                        {"one_direction_k", s.one_direction_k},
+                        {"reading_q", reading_json(s.reading_q)},
+                        {"reading_k", reading_json(s.reading_k)},
+                        {"copying_score", optional_number(h.copying_score)},
+                        {"rope", nullptr},
+                        {"offset_profile", nullptr}};
+    if (s.rope) {
+        nlohmann::json pairs = nlohmann::json::array();
+        for (const auto& p : s.rope->pairs)
+            pairs.push_back({{"pair", p.pair}, {"theta", p.theta}, {"energy_share", p.energy_share}, {"phase", p.phase},
+                             {"preferred_offset", p.preferred_offset}, {"slow", p.slow}});
+        e["rope"] = {{"angles", s.rope->angles},          {"angles_modelled", s.rope->angles_modelled}, {"context", s.rope->context},
+                     {"slow_share", s.rope->slow_share},  {"slow_baseline", s.rope->slow_baseline},     {"unrotated_share", s.rope->unrotated_share},
+                     {"pairs", std::move(pairs)}};
+    }
+    if (const auto& p = s.learned_positions) {
+        e["learned_positions"] = {{"offset", p->offset},
+                                  {"query_share", p->query_share},
+                                  {"mean_weight", p->mean_weight},
+                                  {"queries", p->queries},
+                                  {"input", p->with_tokens ? "position embedding + mean token embedding, through the layer's norm"
+                                                           : "position embedding alone (no token embedding in the file), through the layer's norm"}};
+    } else {
+        e["learned_positions"] = nullptr;
+    }
+    if (s.profile) {
+        const auto& p = *s.profile;
+        nlohmann::json certificate = nullptr;
+        if (p.certificate) {
+            const auto& c = *p.certificate;
+            certificate = {{"status", scan::status_name(c.status)},
+                           {"statement", "over every offset 0.." + std::to_string(c.last) + " except " + std::to_string(c.offset) +
+                                             " the score of the constant the head reads is below its value at offset " + std::to_string(c.offset)},
+                           {"margin", {c.margin_lower, c.margin_upper}},
+                           {"undecided_offsets", c.undecided_offsets}};
+        }
+        e["offset_profile"] = {{"best_offset", p.best},
+                               {"runner_up_fraction", p.runner_up_fraction},
+                               {"score_at_best", p.score[p.best]},
+                               {"score", p.score.size() <= 65 ? nlohmann::json(p.score) : nlohmann::json(std::vector<double>(p.score.begin(), p.score.begin() + 65))},
+                               {"certificate", std::move(certificate)}};
+    }
+    return e;
+}
+
 nlohmann::json head_json(const scan::head_metrics& h)
 {
     std::string driver = h.qk.driver == h.ov.driver ? h.qk.driver : "qk: " + h.qk.driver + "; ov: " + h.ov.driver;
@@ -79,8 +144,9 @@ nlohmann::json head_json(const scan::head_metrics& h)
             {"ov_identity_floor", h.ov_identity_floor},
             {"reconstruction_residual", {{"qk", h.qk.residual}, {"ov", h.ov.residual}}},
             {"svd_driver", driver},
-            {"labels", nlohmann::json::array()},
-            {"evidence", nlohmann::json::object()}};
+            {"labels", h.labels.labels},
+            {"undecided", undecided_json(h.labels)},
+            {"evidence", evidence_json(h)}};
 }
 
 int run(const scan_cli_options& o)
@@ -97,6 +163,7 @@ int run(const scan_cli_options& o)
     const auto& c = model.config();
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
+    options.thresholds.context = o.context;
     const auto start = std::chrono::steady_clock::now();
     options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads) {
         double worst = 0, top_cond = 0;
@@ -125,6 +192,22 @@ int run(const scan_cli_options& o)
     std::cout << r.heads.size() << " heads scanned, " << r.composition.size() << " composition pairs; " << rank_deficient
               << " heads with rank-deficient W_q or W_k; max reconstruction residual " << worst << "; " << fallbacks << " heads needed the gesvd fallback\n";
 
+    // Labels are hypotheses: list each with its heads; the evidence is in the JSON.
+    std::map<std::string, std::vector<std::string>> labelled, undecided;
+    for (const auto& h : r.heads) {
+        const std::string name = std::to_string(h.layer) + "." + std::to_string(h.head);
+        for (const auto& l : h.labels.labels) labelled[l].push_back(name);
+        for (const auto& u : h.labels.undecided) undecided[u.label].push_back(name);
+    }
+    const auto list = [](const std::vector<std::string>& heads) {
+        std::string text;
+        for (std::size_t k = 0; k < heads.size() && k < 12; ++k) text += (k ? " " : "") + heads[k];
+        return heads.size() > 12 ? text + " ..." : text;
+    };
+    std::cout << "labels from weights (hypotheses; thresholds in docs/SCAN-LABELS.md):" << (labelled.empty() ? " none" : "") << "\n";
+    for (const auto& [label, heads] : labelled) std::cout << "  " << label << ": " << heads.size() << " heads: " << list(heads) << "\n";
+    for (const auto& [label, heads] : undecided) std::cout << "  undecided " << label << ": " << heads.size() << " heads\n";
+
     const nlohmann::json summary = model_summary(model);
     const std::size_t last_layer = options.last_layer.value_or(c.layers - 1);
     std::vector<scan::scan_figure> figures;
@@ -146,6 +229,12 @@ int run(const scan_cli_options& o)
         j["scanned_layers"] = {options.first_layer, last_layer};
         j["conventions"] = nlohmann::json::object();
         for (const auto& [name, text] : scan::scan_conventions()) j["conventions"][name] = text;
+        j["conventions"]["labels"] = j["conventions"]["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
+        const auto& t = r.thresholds;
+        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading}, {"offset_margin", t.offset_margin},
+                           {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
+                           {"position_queries", t.position_queries}, {"position_weight", t.position_weight},
+                           {"tokens_sampled", r.tokens_sampled}, {"vocabulary", r.vocabulary}};
         nlohmann::json heads = nlohmann::json::array();
         for (const auto& h : r.heads) heads.push_back(head_json(h));
         j["heads"] = std::move(heads);
@@ -189,6 +278,8 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     command->add_option("--threads", options->threads, "BLAS threads, 1..the number of cores (default: the BLAS's own default)")
         ->check(integer_in(1, thread_cap()));
+    command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
     return {command, [options] { return run(*options); }};
 }
 

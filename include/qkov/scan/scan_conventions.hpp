@@ -17,6 +17,7 @@ inline std::vector<std::pair<std::string, std::string>> scan_conventions()
         {"copying_score", "Re(sum lambda) / sum |lambda| over the eigenvalues of the d x d product W_O W_U W_E W_V; null without W_E or W_U, or when they all vanish"},
         {"composition", "TransformerLens: ||W_A W_B||_F / (||W_A||_F ||W_B||_F), W_A = OV of the source, W_B = QK (q), QK^T (k) or OV (v) of the target"},
         {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
+        {"labels", "hypotheses from the weights, each given only when all of its tests hold, undecided with the reason when the file lacks what a test needs: docs/SCAN-LABELS.md"},
     };
 }
 
