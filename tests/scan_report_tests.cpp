@@ -52,6 +52,36 @@ scan_result two_layer_scan(bool with_copying)
     return r;
 }
 
+/// Head 1.0 made positional: a profile over offsets 0..4 peaking at 1, certified.
+head_metrics positional_head()
+{
+    head_metrics h = head(1, 0, 2.0, std::nullopt);
+    h.structure.one_direction_q = 0.99, h.structure.one_direction_k = 0.98;
+    h.structure.reading_q = reading_constancy{2.0, 0.1}, h.structure.reading_k = reading_constancy{1.0, 0.1};
+    offset_profile p;
+    p.score = {1.0, 3.0, 2.0, 0.5, 0.25};
+    p.best = 1, p.runner_up_fraction = (3.0 - 2.0) / (3.0 - 0.25);
+    p.certificate = offset_certificate{certificate_status::holds, 1, 4, 0.99, 1.01, 0};
+    h.structure.profile = p;
+    h.labels.labels = {"positional", "previous_token"};
+    return h;
+}
+
+/// Head 1.1 made semantic: four RoPE pairs, the last two slow and holding 0.8 of the energy.
+head_metrics semantic_head()
+{
+    head_metrics h = head(1, 1, 2.0, std::nullopt);
+    rope_structure r;
+    const double shares[] = {0.1, 0.1, 0.3, 0.5};
+    for (std::size_t l = 0; l < 4; ++l) r.pairs.push_back({l, 1.0 / static_cast<double>(1 + l), shares[l], 0.0, 0.0, l >= 2});
+    r.slow_share = 0.8, r.slow_baseline = 0.5, r.context = 4, r.angles = "base 10000";
+    h.structure.rope = r;
+    h.qk.singular_values = vector{5.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};  // d = 8: four pairs, even spread 2 / 8 each
+    h.labels.labels = {"semantic"};
+    h.labels.undecided = {{"copy", "no copying score"}};
+    return h;
+}
+
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// True when the file starts with the eight bytes every PNG starts with.
@@ -153,18 +183,20 @@ BOOST_AUTO_TEST_CASE(figures_are_png_files_and_those_without_data_are_left_out)
         BOOST_TEST(is_png(dir / f.file), f.file);
     }
     // No copying score anywhere: no copying figure; every other metric and the four composition maps.
+    // No learned positions, no labels: no per-head figure either.
     BOOST_TEST(files == (std::vector<std::string>{"cond_q.png", "cond_k.png", "qk_top_singular_value.png", "ov_top_singular_value.png",
-                                                  "ov_identity_distance.png", "composition_strongest.png", "composition_q.png", "composition_k.png",
-                                                  "composition_v.png"}),
+                                                  "ov_identity_distance.png", "one_direction_q.png", "one_direction_k.png",
+                                                  "composition_strongest.png", "composition_q.png", "composition_k.png", "composition_v.png"}),
                boost::test_tools::per_element());
     BOOST_TEST(!fs::exists(dir / "copying_score.png"));
+    BOOST_TEST(!fs::exists(dir / "learned_position_share.png"));
 
     auto one_layer = two_layer_scan(true);
     one_layer.heads.resize(2);
     one_layer.composition.clear();
     const auto single = write_scan_figures(one_layer, dir / "single");
-    BOOST_TEST(single.size() == 6u);  // the five metrics and the copying score, no composition
-    BOOST_TEST(single.back().file == "copying_score.png");
+    BOOST_TEST(single.size() == 8u);  // the five metrics, the copying score and the two one-direction shares, no composition
+    BOOST_TEST(single[5].file == "copying_score.png");
     BOOST_TEST(is_png(dir / "single" / "copying_score.png"));
 }
 
@@ -186,7 +218,7 @@ BOOST_AUTO_TEST_CASE(markdown_lists_heads_per_layer_the_strongest_edges_and_link
     BOOST_TEST(has(md, "### Layer 0\n"));
     BOOST_TEST(has(md, "### Layer 1\n"));
     // Head 0.0: rank 2/2, cond 10 and 3, sigma_1 4 and 2, OV 6 / 2 = 3, copying 0.9, residual 3e-15.
-    BOOST_TEST(has(md, "| 0.0 | 0 | 2/2 | 10 | 3 | 4 | 2 | 3.000 | 0.900 | 3.0e-15 |\n"), md);
+    BOOST_TEST(has(md, "| 0.0 | 0 | 2/2 | 10 | 3 | 4 | 2 | 3.000 | 0.900 | 3.0e-15 | 0.00/0.00 |  |  |\n"), md);
     BOOST_TEST(has(md, "| 0.1 | 1 | 1/2 | rank-deficient | 3 |"));
     // The two strongest pairs: 0.0 -> 1.1 by Q (0.6), then 0.1 -> 1.0 by K (0.4); T3 sigma_1 = 0.5 + v.
     const auto first = md.find("| 0.0 | 1.1 | q | 0.6000 | 0.1000 | 0.1000 | 0.6 |\n");
@@ -212,4 +244,56 @@ BOOST_AUTO_TEST_CASE(markdown_says_why_a_copying_score_or_the_composition_is_mis
     BOOST_TEST(has(md, "No pairs: the scan covers a single layer."));
     BOOST_TEST(!has(md, "### Layer 1"));
     BOOST_TEST(!has(md, "!["));
+    BOOST_TEST(has(md, "No head is labelled."));
+}
+
+BOOST_AUTO_TEST_CASE(positional_and_semantic_heads_get_their_own_figures)
+{
+    const fs::path dir = fs::temp_directory_path() / "qkov-scan-report-tests" / "structure";
+    fs::remove_all(dir);
+    auto r = two_layer_scan(false);
+    r.heads[2] = positional_head();
+    r.heads[3] = semantic_head();
+    const auto written = write_scan_figures(r, dir);
+    BOOST_TEST_REQUIRE(written.size() == 13u);
+    BOOST_TEST(written[11].file == "offset_profile_1.0.png");
+    BOOST_TEST(written[12].file == "pair_energy_1.1.png");
+    BOOST_TEST((written[11].topic == figure_topic::structure && written[11].head == std::pair<std::size_t, std::size_t>(1, 0)));
+    for (const auto& f : written) BOOST_TEST(is_png(dir / f.file), f.file);
+    // A head without the structure a figure draws is an error naming it, not an empty picture.
+    try {
+        write_offset_profile(r.heads[0], dir);
+        BOOST_FAIL("a head without a profile was drawn");
+    } catch (const std::invalid_argument& e) {
+        BOOST_TEST(has(e.what(), "head 0.0 has no offset profile to draw"), e.what());
+    }
+    BOOST_CHECK_THROW(write_pair_energy(r.heads[0], dir), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(markdown_gives_each_labelled_head_its_evidence_and_figures)
+{
+    auto r = two_layer_scan(false);
+    r.heads[2] = positional_head();
+    r.heads[3] = semantic_head();
+    r.thresholds.context = 4;
+    markdown_options o;
+    o.model_path = "m", o.first_layer = 0, o.last_layer = 1;
+    o.figures = {{"offset_profile_1.0.png", "1.0 offset profile", figure_topic::structure, std::pair<std::size_t, std::size_t>(1, 0)}};
+    o.figure_directory = "f";
+    const std::string md = scan_markdown(r, o);
+    BOOST_TEST(has(md, "| 1.0 | 0 | 2/2 | 2 | 3 | 5 | 2 | 3.000 | no W_E/W_U | 3.0e-15 | 0.99/0.98 | positional, previous_token |  |\n"), md);
+    BOOST_TEST(has(md, "| 1.1 | 1 | 2/2 | 2 | 3 | 5 | 2 | 3.000 | no W_E/W_U | 3.0e-15 | 0.00/0.00 | semantic | copy |\n"), md);
+    BOOST_TEST(has(md, "| one_direction | 0.9 |"));
+    BOOST_TEST(has(md, "| context | 4 |"));
+    const auto positional = md.find("### 1.0: positional, previous_token\n");
+    BOOST_TEST_REQUIRE(positional != std::string::npos);
+    BOOST_TEST(has(md, "- reading of the top direction over the vocabulary, std / |mean|: W_Q 0.05, W_K 0.1\n"));
+    BOOST_TEST(has(md, "- offset profile over 0..4: best offset 1, ahead of the runner-up by 0.364 of the range\n"));
+    BOOST_TEST(has(md, "- certificate (interval arithmetic): holds; over every offset 0..4 except 1 the score is below its value at 1 by a margin in [0.99, 1.01]\n"));
+    BOOST_TEST(md.find("![1.0 offset profile](f/offset_profile_1.0.png)") > positional);
+    BOOST_TEST(has(md, "### 1.1: semantic\n"));
+    BOOST_TEST(has(md, "- RoPE (base 10000): 2 of 4 pairs slow; slow pairs and unrotated dimensions hold 0.800 of the QK energy (0.500 under an even spread)\n"));
+    BOOST_TEST(has(md, "- undecided copy: no copying score\n"));
+    BOOST_TEST(!has(md, "### 0.0:"));  // unlabelled heads have no section
+    BOOST_TEST(!has(md, "No head is labelled."));
 }

@@ -5,9 +5,13 @@
 //   score) drawn grey, not as a number;
 // - the composition graph as a source head x target head heatmap of the strongest of the Q, K
 //   and V scores (composition_edges.hpp), and one per kind; pairs that cannot compose (target not
-//   in a later layer) grey. Both axes name heads "layer.head", with a tick at each layer's head 0.
+//   in a later layer) grey. Both axes name heads "layer.head", with a tick at each layer's head 0;
+// - per head with a RoPE offset profile (the positional heads, head_structure.hpp), its score
+//   against the offset, log offset axis, the score at offset 0 as a reference line; per head
+//   labelled semantic, the QK energy share of each RoPE pair, slow pairs in their own colour,
+//   against the share every pair would have with energy spread evenly.
 //
-// File names are fixed by what they show (`cond_q.png`, `composition_strongest.png`, ...), so a
+// File names are fixed by what they show (`cond_q.png`, `offset_profile_3.5.png`, ...), so a
 // report that links them stays valid when the scan is run again. A figure with no value to draw
 // (every head rank-deficient, no copying score, a single layer without pairs) is left out, and
 // write_scan_figures lists only the files it wrote.
@@ -26,18 +30,21 @@
 #include <vector>
 
 #include "qkov/report/heatmap.hpp"
+#include "qkov/report/line_plot.hpp"
+#include "qkov/report/number_text.hpp"
 #include "qkov/scan/composition_edges.hpp"
 #include "qkov/scan/scan_model.hpp"
 
 namespace qkov::scan {
 
 /// What a figure is about: the report puts it beside the matching table.
-enum class figure_topic { heads, composition };
+enum class figure_topic { heads, composition, structure };
 
 /// One written figure: its file name (inside the figures directory) and what it shows.
 struct scan_figure {
     std::string file, caption;
     figure_topic topic = figure_topic::heads;
+    std::optional<std::pair<std::size_t, std::size_t>> head{};  ///< (layer, head) of a per-head figure
 };
 
 /// A metric laid out as layers x heads, row by row; `present` is false where a head has no value.
@@ -169,6 +176,52 @@ inline std::optional<scan_figure> draw_composition(const scan_result& r, const h
 
 } // namespace detail
 
+/// The offset profile of a head with one (a positional RoPE head): s(delta) for delta = 1 .. N on
+/// a log offset axis, s(0) as a reference line, the best offset marked. Throws
+/// std::invalid_argument when the head has no profile.
+inline scan_figure write_offset_profile(const head_metrics& h, const std::filesystem::path& dir)
+{
+    const auto& p = h.structure.profile;
+    if (!p || p->score.size() < 2)
+        throw std::invalid_argument("qkov: head " + head_name(h.layer, h.head) + " has no offset profile to draw");
+    const std::string name = head_name(h.layer, h.head);
+    std::string title = name + ": score of the constant it reads, best offset " + std::to_string(p->best);
+    if (p->certificate) title += std::string(" (certificate ") + status_name(p->certificate->status) + ")";
+    report::line_plot plot({.title = title, .x_label = "offset n - m", .y_label = "score q0^T R k0", .x_scale = report::scale_kind::log10});
+    std::vector<double> x, y;
+    for (std::size_t delta = 1; delta < p->score.size(); ++delta) x.push_back(static_cast<double>(delta)), y.push_back(p->score[delta]);
+    plot.add_series("s(offset)", x, y);
+    plot.add_series("s(0)", {x.front(), x.back()}, {p->score[0], p->score[0]}, {.line_width = 1});
+    if (p->best >= 1) plot.add_series("best offset", {static_cast<double>(p->best)}, {p->score[p->best]}, {.line_width = 0, .markers = true});
+    const std::string file = "offset_profile_" + name + ".png";
+    plot.save(dir / file);
+    return {file, name + " offset profile", figure_topic::structure, std::pair(h.layer, h.head)};
+}
+
+/// The QK energy share of each RoPE pair of a head (slow pairs marked), against the even spread
+/// 2 / d per pair. Throws std::invalid_argument when the head has no RoPE structure.
+inline scan_figure write_pair_energy(const head_metrics& h, const std::filesystem::path& dir)
+{
+    const auto& r = h.structure.rope;
+    if (!r || r->pairs.empty()) throw std::invalid_argument("qkov: head " + head_name(h.layer, h.head) + " has no RoPE pairs to draw");
+    const std::string name = head_name(h.layer, h.head);
+    std::string title = name + ": QK energy per RoPE pair, slow share " + report::format("%.2f", r->slow_share);
+    if (r->unrotated_share > 0) title += report::format(" (unrotated %.2f)", r->unrotated_share);
+    report::line_plot plot({.title = title, .x_label = "RoPE pair (slowest last)", .y_label = "share of the QK energy"});
+    std::vector<double> all_x, all_y, slow_x, slow_y;
+    for (const auto& pair : r->pairs) {
+        all_x.push_back(static_cast<double>(pair.pair)), all_y.push_back(pair.energy_share);
+        if (pair.slow) slow_x.push_back(static_cast<double>(pair.pair)), slow_y.push_back(pair.energy_share);
+    }
+    plot.add_series("every pair", all_x, all_y, {.markers = true});
+    if (!slow_x.empty()) plot.add_series("slow pairs", slow_x, slow_y, {.line_width = 0, .markers = true});
+    const double even = 2.0 / static_cast<double>(h.qk.singular_values.size());  // d dimensions, two per pair
+    plot.add_series("even spread", {all_x.front(), all_x.back()}, {even, even}, {.line_width = 1});
+    const std::string file = "pair_energy_" + name + ".png";
+    plot.save(dir / file);
+    return {file, name + " energy per RoPE pair", figure_topic::structure, std::pair(h.layer, h.head)};
+}
+
 /// Draws every figure of `r` into `dir` (created if absent) and lists what it wrote, in order.
 /// Throws std::runtime_error naming the file that could not be written.
 inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const std::filesystem::path& dir)
@@ -195,6 +248,15 @@ inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const s
          }},
         {"copying_score.png", "copying score (1: copies every token it reads)", "Re(sum lambda) / sum |lambda|",
          [](const head_metrics& h) { return h.copying_score; }, scale_kind::linear, -1.0, 1.0},
+        {"one_direction_q.png", "share of W_Q in its top direction (claim R7)", "sigma_1^2 / sum sigma_i^2",
+         [](const head_metrics& h) -> std::optional<double> { return h.structure.one_direction_q; }, scale_kind::linear, 0.0, 1.0},
+        {"one_direction_k.png", "share of W_K in its top direction (claim R7)", "sigma_1^2 / sum sigma_i^2",
+         [](const head_metrics& h) -> std::optional<double> { return h.structure.one_direction_k; }, scale_kind::linear, 0.0, 1.0},
+        {"learned_position_share.png", "learned positions: queries whose best key is at the head's offset", "share of queries",
+         [](const head_metrics& h) -> std::optional<double> {
+             if (!h.structure.learned_positions) return std::nullopt;
+             return h.structure.learned_positions->query_share;
+         }, scale_kind::linear, 0.0, 1.0},
     };
     std::vector<scan_figure> written;
     for (const auto& g : grids)
@@ -209,6 +271,14 @@ inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const s
     };
     for (const auto& [file, title, score] : graphs)
         if (auto f = detail::draw_composition(r, axis, file, title, score, dir)) written.push_back(std::move(*f));
+
+    const auto labelled = [](const head_metrics& h, const std::string& label) {
+        return std::find(h.labels.labels.begin(), h.labels.labels.end(), label) != h.labels.labels.end();
+    };
+    for (const auto& h : r.heads) {
+        if (h.structure.profile && h.structure.profile->score.size() >= 2) written.push_back(write_offset_profile(h, dir));
+        if (labelled(h, "semantic") && h.structure.rope && !h.structure.rope->pairs.empty()) written.push_back(write_pair_energy(h, dir));
+    }
     return written;
 }
 
