@@ -134,13 +134,19 @@ BOOST_AUTO_TEST_CASE(a_grid_has_one_row_per_layer_and_marks_heads_without_a_valu
     BOOST_TEST(!layer_head_grid(heads, [](const head_metrics& h) { return h.copying_score; }).any());
 }
 
-BOOST_AUTO_TEST_CASE(a_grid_is_within_a_decade_when_its_largest_value_is_below_ten_times_its_smallest)
+BOOST_AUTO_TEST_CASE(values_span_a_decade_when_all_are_positive_and_the_largest_is_ten_times_the_smallest)
 {
     auto heads = std::vector<head_metrics>{head(0, 0, 2.0, std::nullopt), head(0, 1, 19.9, std::nullopt), head(0, 2, std::nullopt, std::nullopt)};
     const auto cond = [](const head_metrics& h) { return h.q.condition; };
-    BOOST_TEST(within_a_decade(layer_head_grid(heads, cond)));  // the missing head does not count
+    const auto spans = [&] {
+        const auto g = layer_head_grid(heads, cond);
+        return spans_a_decade(g.values, g.present);
+    };
+    BOOST_TEST(!spans());  // the missing head's 0 does not count
     heads[1].q.condition = 20.0;
-    BOOST_TEST(!within_a_decade(layer_head_grid(heads, cond)));
+    BOOST_TEST(spans());
+    heads[0].q.condition = 0.0;
+    BOOST_TEST(!spans());  // a zero has no place on a log scale
 }
 
 BOOST_AUTO_TEST_CASE(index_ticks_keep_at_most_the_asked_labels_on_a_1_2_5_stride)

@@ -5,7 +5,7 @@
 //   score) drawn grey, not as a number;
 // - the composition graph as a source head x target head heatmap of the strongest of the Q, K
 //   and V scores (composition_edges.hpp), and one per kind; pairs that cannot compose (target not
-//   in a later layer) grey. Both axes name heads "layer.head", with a tick at each layer's head 0;
+//   in a later layer) grey, on a log colour scale when the scores span a decade. Both axes name heads "layer.head", with a tick at each layer's head 0;
 // - per head with a RoPE offset profile (the positional heads, head_structure.hpp), its score
 //   against the offset, log offset axis, the score at offset 0 as a reference line; per head
 //   labelled semantic, the QK energy share of each RoPE pair, slow pairs in their own colour,
@@ -119,14 +119,16 @@ struct head_axis {
     }
 };
 
-/// True when the grid's values span less than a factor 10 (a log colour scale would show no label).
-inline bool within_a_decade(const head_grid& g)
+/// True when the present values are all positive and the largest is at least ten times the
+/// smallest: a log colour scale then labels a power of ten and separates the small values; within
+/// one decade it would show no number at all.
+inline bool spans_a_decade(const std::vector<double>& values, const std::vector<bool>& present)
 {
     double lo = 0, hi = 0;
     bool first = true;
-    for (std::size_t i = 0; i < g.values.size(); ++i)
-        if (g.present[i]) lo = first ? g.values[i] : std::min(lo, g.values[i]), hi = first ? g.values[i] : std::max(hi, g.values[i]), first = false;
-    return !first && lo > 0 && hi < 10 * lo;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (present[i]) lo = first ? values[i] : std::min(lo, values[i]), hi = first ? values[i] : std::max(hi, values[i]), first = false;
+    return !first && lo > 0 && hi >= 10 * lo;
 }
 
 namespace detail {
@@ -146,7 +148,7 @@ inline std::optional<scan_figure> draw_grid(const std::vector<head_metrics>& hea
     o.title = f.title, o.colour_label = f.colour_label, o.x_label = "head", o.y_label = "layer";
     o.colour_scale = f.scale, o.colour_min = f.colour_min, o.colour_max = f.colour_max;
     // A log colour bar labels powers of ten only: within one decade it would show no number.
-    if (f.scale == report::scale_kind::log10 && within_a_decade(g)) o.colour_scale = report::scale_kind::linear;
+    if (f.scale == report::scale_kind::log10 && !spans_a_decade(g.values, g.present)) o.colour_scale = report::scale_kind::linear;
     o.masked = [&g](std::size_t r, std::size_t c) { return !g.present[r * g.heads + c]; };
     o.row_ticks = index_ticks(g.layers, 12, [&g](std::size_t i) { return std::to_string(g.first_layer + i); });
     o.column_ticks = index_ticks(g.heads, 12, [](std::size_t i) { return std::to_string(i); });
@@ -167,7 +169,10 @@ inline std::optional<scan_figure> draw_composition(const scan_result& r, const h
     }
     report::heatmap_options o;
     o.title = title, o.colour_label = "composition score", o.x_label = "target head (layer.head)", o.y_label = "source head (layer.head)";
-    o.colour_min = 0.0;
+    // Most pairs compose weakly and a few strongly: a log scale shows both when the scores span a
+    // decade (a zero score, from a zero circuit, keeps the scale linear from 0).
+    if (spans_a_decade(values, present)) o.colour_scale = report::scale_kind::log10;
+    else o.colour_min = 0.0;
     o.masked = [&present, n](std::size_t row, std::size_t column) { return !present[row * n + column]; };
     o.row_ticks = o.column_ticks = axis.layer_ticks();
     report::heatmap(n, n, std::move(values), std::move(o)).save(dir / file);
