@@ -10,6 +10,8 @@
 #include "qkov/model/residual_norm.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/head_structure.hpp"
+#include "qkov/model/open_model.hpp"
+#include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_model.hpp"
 
 using namespace qkov;
@@ -162,11 +164,19 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
     s.rope = rope_structure{};
     s.profile = offset_profile{};
     s.profile->best = 1, s.profile->runner_up_fraction = 0.2;
+    s.profile->certificate = offset_certificate{};
+    s.profile->certificate->status = certificate_status::holds;
     l = label_head(s, 0.1, t);
     BOOST_TEST((l.labels == std::vector<std::string>{"positional", "previous_token"}));
     s.profile->best = 3;
     BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional", "offset_3"}));
-    s.profile->runner_up_fraction = 0.01;  // no clear peak: positional only
+    s.profile->certificate->status = certificate_status::undecided;  // a maximum not certified: no offset label
+    l = label_head(s, 0.1, t);
+    BOOST_TEST((l.labels == std::vector<std::string>{"positional"}));
+    BOOST_TEST(l.undecided.front().label == "offset");
+    s.profile->certificate.reset();  // certification off: a strict float maximum is enough
+    BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional", "offset_3"}));
+    s.profile->runner_up_fraction = 0;  // a tie
     BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional"}));
     s.rope->angles_modelled = false;
     BOOST_TEST(label_head(s, 0.1, t).undecided.front().label == "offset");
@@ -252,4 +262,27 @@ BOOST_AUTO_TEST_CASE(learned_positions_previous_token_circuit)
     s.learned_positions = p;
     const auto labels = label_head(s, std::nullopt, label_thresholds{});
     BOOST_TEST((labels.labels == std::vector<std::string>{"previous_token"}));
+}
+
+BOOST_AUTO_TEST_CASE(the_seed_head_model_is_scanned_as_its_construction_says)
+{
+    const auto dir = write_seed_head_model(std::filesystem::temp_directory_path() / "qkov-seed-head-model-test");
+    const auto model = model::open_model(dir);
+    const auto r = scan_model(model);
+    for (const auto& f : model_facts(r)) BOOST_TEST(f.passed, f.claim << ": " << f.statement << " (" << f.detail << ")");
+    for (const auto& f : seed_head_facts(r)) BOOST_TEST(f.passed, f.claim << ": " << f.statement << " (" << f.detail << ")");
+    // Nothing else is labelled: L1H0 and L1H1 read nothing, L0H0's OV copies dimensions, not tokens.
+    for (const auto& h : r.heads)
+        if (h.layer == 1) BOOST_TEST(h.labels.labels.empty(), "L1H" << h.head);
+    std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(the_safetensors_writer_refuses_inconsistent_tensors)
+{
+    const auto path = std::filesystem::temp_directory_path() / "qkov-writer-test.safetensors";
+    BOOST_CHECK_THROW(io::write_safetensors(path, {{"a", {2, 2}, {1.0f, 2.0f, 3.0f}}}), std::invalid_argument);
+    BOOST_CHECK_THROW(io::write_safetensors(path, {{"a", {1}, {1.0f}}, {"a", {1}, {2.0f}}}), std::invalid_argument);
+    BOOST_CHECK_THROW(io::write_safetensors(path, {{"", {1}, {1.0f}}}), std::invalid_argument);
+    BOOST_CHECK_THROW(io::write_safetensors(path, {{"a", {std::size_t{1} << 40, std::size_t{1} << 40}, {}}}), std::overflow_error);
+    BOOST_TEST(!std::filesystem::exists(path));
 }

@@ -19,6 +19,11 @@ std::string claims_summary_markdown(const claims_options& o)
     run_evidence run;
     if (!o.validation.empty()) run.validation = read_validation_checks(o.validation);
     if (!o.experiments.empty()) run.experiments = read_experiment_checks(o.experiments);
+    if (!o.scans.empty()) {
+        run.scans.emplace();
+        for (const auto& file : o.scans)
+            for (auto& c : read_scan_checks(file)) run.scans->push_back(std::move(c));
+    }
     std::ostringstream out;
     write_summary(out, catalogued, proofs);
     out << "\n## Every check per claim\n\n";
@@ -41,6 +46,7 @@ subcommand add_claims(CLI::App& app)
         ->check(CLI::ExistingFile);
     c->add_option("--experiments", o->experiments, "qkov reproduce's experiments.json: the kind-E checks (without it E is not seen)")
         ->check(CLI::ExistingFile);
+    c->add_option("--scans", o->scans, "qkov scan's JSON files: the kind-S checks (without them S is not seen)")->check(CLI::ExistingFile);
     c->add_option("--markdown", *markdown_out, "Also write the summary to this file");
     return {c, [o, markdown_out] {
                 const std::string summary = claims_summary_markdown(*o);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "subcommand.hpp"
 
@@ -20,6 +21,7 @@ struct claims_options {
     std::filesystem::path build_dir;    ///< empty: no proof counts as built
     std::filesystem::path validation;   ///< validate's JSON (kind H); empty: H not seen
     std::filesystem::path experiments;  ///< reproduce's experiments.json (kind E); empty: E not seen
+    std::vector<std::filesystem::path> scans;  ///< qkov scan's JSON files (kind S); none: S not seen
 };
 
 /// The summary as Markdown: the proof files, then every check per claim and the totals per kind.

@@ -237,7 +237,7 @@ constexpr std::string_view kind_source(char kind)
     case 'P': case 'X': case 'C': return "proof files in proofs/ (status from the build's proofs.stamp)";
     case 'H': return "validation rows (qkov validate --json; qkov claims --validation)";
     case 'E': return "experiments and their stated facts (qkov reproduce's experiments.json; qkov claims --experiments)";
-    default: return "weight scans (no scanner yet)";
+    default: return "weight scans and their stated facts (qkov scan --json; qkov claims --scans)";
     }
 }
 

@@ -65,4 +65,28 @@ std::vector<run_check> read_experiment_checks(const std::filesystem::path& json_
     return checks;
 }
 
+std::vector<run_check> read_scan_checks(const std::filesystem::path& json_file)
+{
+    std::ifstream in(json_file);
+    if (!in) throw std::runtime_error("cannot read " + json_file.string());
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw std::runtime_error(json_file.string() + ": not a JSON object (qkov scan --json writes one)");
+    if (!j.contains("facts") || !j["facts"].is_array()) throw std::runtime_error(json_file.string() + ": no \"facts\" array (written by an older qkov scan?)");
+    const std::string model = j.contains("model") && j["model"].is_object() && j["model"].contains("path") && j["model"]["path"].is_string()
+                                  ? std::filesystem::path(j["model"]["path"].get<std::string>()).filename().string()
+                                  : json_file.stem().string();
+    std::vector<run_check> checks;
+    const auto& facts = j["facts"];
+    for (std::size_t k = 0; k < facts.size(); ++k) {
+        const auto& f = facts[k];
+        run_check c;
+        c.claim = field<std::string>(f, "claim", json_file, k);
+        c.source = "scan of " + model + ": " + field<std::string>(f, "statement", json_file, k) + " (" + field<std::string>(f, "detail", json_file, k) + ")";
+        c.passed = field<bool>(f, "passed", json_file, k);
+        if (!c.passed) c.detail = field<std::string>(f, "detail", json_file, k);
+        checks.push_back(std::move(c));
+    }
+    return checks;
+}
+
 } // namespace qkov::app

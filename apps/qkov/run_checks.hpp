@@ -1,6 +1,6 @@
 // The checks a run performed, read back from the files it wrote, so that the claims summary
 // reports every kind of check (docs/CLAIMS.md): H from validate's JSON rows, E from reproduce's
-// experiments.json, S from scans (none exist yet). A kind whose file was not given is "not seen",
+// experiments.json, S from qkov scan's JSON files (their "facts"). A kind whose file was not given is "not seen",
 // which the summary says instead of pretending the claim was never checked.
 #pragma once
 
@@ -22,7 +22,7 @@ struct run_check {
 struct run_evidence {
     std::optional<std::vector<run_check>> validation;   ///< kind H
     std::optional<std::vector<run_check>> experiments;  ///< kind E
-    std::optional<std::vector<run_check>> scans;        ///< kind S (no scanner yet: always nullopt)
+    std::optional<std::vector<run_check>> scans;        ///< kind S
 };
 
 /// validate's JSON: an array of rows, each with "claim", "digits", "size" and "within_bound".
@@ -31,5 +31,8 @@ std::vector<run_check> read_validation_checks(const std::filesystem::path& json_
 /// reproduce's experiments.json: an array of {"section", "claims": [ids], "failed_facts": [text]};
 /// one check per claim id of each experiment, passed when none of its stated facts failed.
 std::vector<run_check> read_experiment_checks(const std::filesystem::path& json_file);
+
+/// qkov scan's JSON: an object whose "facts" array holds {"claim", "statement", "passed", "detail"}.
+std::vector<run_check> read_scan_checks(const std::filesystem::path& json_file);
 
 } // namespace qkov::app

@@ -20,19 +20,15 @@
 #include "qkov/scan/scan_conventions.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_markdown.hpp"
+#include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
 
 namespace qkov::app {
 
 namespace {
-
-struct scan_cli_options {
-    std::string path, json, layers, markdown, figures;
-    std::optional<int> threads;
-    std::size_t context = 0;  ///< 0: the model's max_positions (scan_model resolves it)
-};
 
 /// The largest --threads: the cores the system reports (1 when it cannot tell).
 int thread_cap() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -149,7 +145,9 @@ nlohmann::json head_json(const scan::head_metrics& h)
             {"evidence", evidence_json(h)}};
 }
 
-int run(const scan_cli_options& o)
+} // namespace
+
+int scan(const scan_cli_options& o)
 {
     if (o.threads && !numeric::set_blas_threads(*o.threads))
         throw std::invalid_argument("qkov: --threads: the BLAS this tool is linked with is not OpenBLAS, whose thread count it sets; "
@@ -159,7 +157,13 @@ int run(const scan_cli_options& o)
     if (!o.figures.empty() && std::filesystem::exists(o.figures) && !std::filesystem::is_directory(o.figures))
         throw std::invalid_argument("qkov: --figures " + o.figures + ": exists and is not a directory");
     model::reuse_freed_layer_memory();
-    const auto model = model::open_model(o.path);
+    if (!o.seed_head_model.empty()) {
+        scan::write_seed_head_model(o.seed_head_model);
+        std::cerr << "qkov scan: wrote the seed-head model (seed 001's previous-token head, seed 000's semantic head) to " << o.seed_head_model << "\n";
+    }
+    const std::string path = o.seed_head_model.empty() ? o.path : o.seed_head_model;
+    if (path.empty()) throw std::invalid_argument("qkov: scan needs a model PATH (or --seed-head-model DIR)");
+    const auto model = model::open_model(path);
     const auto& c = model.config();
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
@@ -175,7 +179,7 @@ int run(const scan_cli_options& o)
         std::cerr << "qkov scan: layer " << l << " of " << c.layers << ": " << heads.size() << " heads, max cond " << std::setprecision(4) << top_cond
                   << ", max residual " << worst << " (" << std::fixed << std::setprecision(1) << t.count() << " s)" << std::defaultfloat << "\n";
     };
-    std::cerr << "qkov scan: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
+    std::cerr << "qkov scan: " << path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
               << (model.embedding_status() == "present" && model.unembedding_status() != "absent" ? ", copying scores from W_E^T W_U"
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
@@ -191,6 +195,16 @@ int run(const scan_cli_options& o)
     }
     std::cout << r.heads.size() << " heads scanned, " << r.composition.size() << " composition pairs; " << rank_deficient
               << " heads with rank-deficient W_q or W_k; max reconstruction residual " << worst << "; " << fallbacks << " heads needed the gesvd fallback\n";
+
+    // The facts the scan states about the claims (kind S): all models, and the seed heads' own.
+    auto facts = scan::model_facts(r);
+    if (!o.seed_head_model.empty())
+        for (auto& f : scan::seed_head_facts(r)) facts.push_back(std::move(f));
+    bool all_passed = true;
+    for (const auto& f : facts) {
+        std::cout << "  " << f.claim << " " << (f.passed ? "holds" : "FAILS") << ": " << f.statement << " (" << f.detail << ")\n";
+        all_passed = all_passed && f.passed;
+    }
 
     // Labels are hypotheses: list each with its heads; the evidence is in the JSON.
     std::map<std::string, std::vector<std::string>> labelled, undecided;
@@ -217,7 +231,7 @@ int run(const scan_cli_options& o)
     }
     if (!o.markdown.empty()) {
         scan::markdown_options m;
-        m.model_path = o.path, m.model_summary = model_summary_rows(summary), m.first_layer = options.first_layer, m.last_layer = last_layer;
+        m.model_path = path, m.model_summary = model_summary_rows(summary), m.first_layer = options.first_layer, m.last_layer = last_layer;
         m.figures = figures;
         if (!o.figures.empty()) m.figure_directory = figures_relative_to(o.figures, o.markdown);
         report::write_report_file(o.markdown, scan::scan_markdown(r, m));
@@ -225,14 +239,13 @@ int run(const scan_cli_options& o)
     if (!o.json.empty()) {
         nlohmann::json j;
         j["model"] = summary;
-        j["model"]["path"] = o.path;
+        j["model"]["path"] = path;
         j["scanned_layers"] = {options.first_layer, last_layer};
         j["conventions"] = nlohmann::json::object();
         for (const auto& [name, text] : scan::scan_conventions()) j["conventions"][name] = text;
         j["conventions"]["labels"] = j["conventions"]["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
         const auto& t = r.thresholds;
-        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading}, {"offset_margin", t.offset_margin},
-                           {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
+        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading},                            {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
                            {"position_queries", t.position_queries}, {"position_weight", t.position_weight},
                            {"tokens_sampled", r.tokens_sampled}, {"vocabulary", r.vocabulary}};
         nlohmann::json heads = nlohmann::json::array();
@@ -247,6 +260,9 @@ int run(const scan_cli_options& o)
                                    {"v", p.v},
                                    {"t3_singular_values", values(p.t3_singular_values)}});
         j["composition"] = std::move(composition);
+        nlohmann::json fact_rows = nlohmann::json::array();
+        for (const auto& f : facts) fact_rows.push_back({{"claim", f.claim}, {"statement", f.statement}, {"passed", f.passed}, {"detail", f.detail}});
+        j["facts"] = std::move(fact_rows);
         nlohmann::json edges = nlohmann::json::array();
         constexpr std::size_t per_source = 3;
         for (const auto& h : r.heads) {
@@ -262,16 +278,18 @@ int run(const scan_cli_options& o)
         j["strongest_edges"] = std::move(edges);
         io::write_file_atomically(o.json, j.dump(1) + "\n");
     }
-    return 0;
+    return all_passed ? 0 : 1;
 }
-
-} // namespace
 
 subcommand add_scan(CLI::App& app)
 {
     auto options = std::make_shared<scan_cli_options>();
     auto* command = app.add_subcommand("scan", "Every attention head's weight metrics and the composition between heads (directory, .safetensors, .gguf)");
-    command->add_option("PATH", options->path, "A model directory, a .safetensors file or a .gguf file")->required();
+    command->add_option("PATH", options->path, "A model directory, a .safetensors file or a .gguf file");
+    command->add_option("--seed-head-model", options->seed_head_model,
+                        "Write a model holding the seeds' heads (seed 001's previous-token head, seed 000's semantic head) into this directory and "
+                        "scan it instead of PATH; its facts check claims R7, R12 and T3")
+        ->excludes(command->get_option("PATH"));
     command->add_option("--json", options->json, "Write every metric as JSON to this file");
     command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
@@ -280,7 +298,7 @@ subcommand add_scan(CLI::App& app)
         ->check(integer_in(1, thread_cap()));
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-    return {command, [options] { return run(*options); }};
+    return {command, [options] { return scan(*options); }};
 }
 
 } // namespace qkov::app

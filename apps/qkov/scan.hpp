@@ -1,14 +1,27 @@
 // qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--threads N]: every attention head of a model analysed from its
 // weights (include/qkov/scan): ranks, conditions, QK/OV spectra, distance of OV from identity,
-// copying scores, and Q/K/V composition between heads of different layers. One progress line
-// per layer on standard error.
+// copying scores, and Q/K/V composition between heads of different layers; labels with their
+// evidence (docs/SCAN-LABELS.md) and the facts it states about claims B1, B5, K2 (and R7, R12, T3 on
+// the seed-head model). One progress line per layer on standard error.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
 
 #include "subcommand.hpp"
 
 namespace qkov::app {
+
+struct scan_cli_options {
+    std::string path, json, layers, markdown, figures;
+    std::optional<int> threads;   ///< OpenBLAS threads; unset: its own default
+    std::string seed_head_model;  ///< write the seed-head model here and scan it (scan/seed_head_model.hpp)
+    std::size_t context = 0;      ///< 0: the model's max_positions (scan_model resolves it)
+};
+
+/// Runs one scan as the subcommand does; the exit code is 1 when a stated fact fails.
+int scan(const scan_cli_options& options);
 
 subcommand add_scan(CLI::App& app);
 

@@ -16,7 +16,6 @@ namespace qkov::scan {
 struct label_thresholds {
     double one_direction = 0.9;      ///< sigma_1^2 / sum sigma^2 of W_q and of W_k (R7: 1 for seed 001's head)
     double constant_reading = 0.25;  ///< std / |mean| of the direction's reading over the vocabulary
-    double offset_margin = 0.05;     ///< (s(best) - runner-up) / (max s - min s) for an offset label
     double slow_share = 0.5;         ///< QK energy in slow pairs and unrotated dimensions (R12)
     double copying = 0.7;            ///< eigenvalue copying score (K2)
     double position_queries = 0.9;   ///< learned positions: share of queries whose best key is at the offset
@@ -59,7 +58,9 @@ inline head_labels label_head(const head_structure& s, const std::optional<doubl
         if (s.rope && s.profile) {
             if (!s.rope->angles_modelled)
                 out.undecided.push_back({"offset", "RoPE scaling '" + s.rope->angles + "' is not modelled by the offset profile"});
-            else if (s.profile->runner_up_fraction >= t.offset_margin)
+            else if (const auto& c = s.profile->certificate; c && c->status != certificate_status::holds)
+                out.undecided.push_back({"offset", std::string("the offset profile's maximum is ") + status_name(c->status) + " in interval arithmetic"});
+            else if (c || s.profile->runner_up_fraction > 0)  // certified, or (certification off) a strict float maximum
                 out.labels.push_back(s.profile->best == 1 ? "previous_token" : "offset_" + std::to_string(s.profile->best));
         }
     }

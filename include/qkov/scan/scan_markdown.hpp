@@ -117,7 +117,6 @@ inline report::table threshold_table(const label_thresholds& t)
     report::table table({"threshold", "value", "test"});
     table.add_row({"one_direction", format_number(t.one_direction), "positional: sigma_1^2 / sum sigma_i^2 of W_Q and of W_K at least this (claim R7)"});
     table.add_row({"constant_reading", format_number(t.constant_reading), "positional: std / |mean| of the top direction's reading over the vocabulary at most this"});
-    table.add_row({"offset_margin", format_number(t.offset_margin), "offset label (RoPE): the best offset ahead of the runner-up by this fraction of the profile's range"});
     table.add_row({"position_queries", format_number(t.position_queries), "offset label (learned positions): share of queries whose best key is at the offset"});
     table.add_row({"position_weight", format_number(t.position_weight), "offset label (learned positions): mean softmax weight at the offset"});
     table.add_row({"slow_share", format_number(t.slow_share), "semantic: QK energy in slow pairs and unrotated dimensions at least max(this, min(2b, (1 + b) / 2)), b the even spread (claim R12)"});
