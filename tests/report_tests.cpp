@@ -320,6 +320,32 @@ BOOST_AUTO_TEST_CASE(heatmap_masked_cells_are_grey_and_outside_the_range)
     BOOST_TEST((cell_colour(png, figure.plot_area, 2, 2, 1, 1) == viridis_1));
 }
 
+// Given row ticks replace the automatic indices: a tick mark (black, just left of the frame) at
+// the centre of row 2 only, and its long label widens the left margin.
+BOOST_AUTO_TEST_CASE(heatmap_draws_given_row_ticks_at_their_rows)
+{
+    const std::vector<double> values(4 * 3, 1.0);
+    const auto path = scratch("heatmap_ticks.png");
+    const auto plain = heatmap(4, 3, values).render();
+    const auto figure = heatmap(4, 3, values, {.row_ticks = {{2.0, "a long row name 2.0", true}}}).save(path);
+    const auto png = read_png(path);
+    const pixel_rect a = figure.plot_area;
+    BOOST_TEST(a.left > plain.plot_area.left + 50);
+    const auto row_centre = [&](int row) { return a.top + (2 * row + 1) * a.height() / 8; };
+    BOOST_TEST((png.at(a.left - 4, row_centre(2)) == black));
+    for (const int row : {0, 1, 3}) BOOST_TEST(!(png.at(a.left - 4, row_centre(row)) == black), "row " << row);
+}
+
+BOOST_AUTO_TEST_CASE(heatmap_tick_outside_the_matrix_is_named)
+{
+    try {
+        heatmap(2, 3, std::vector<double>(6, 1.0), {.title = "t", .column_ticks = {{3.0, "3.0", true}}});
+        BOOST_FAIL("a tick past the last column was accepted");
+    } catch (const std::invalid_argument& e) {
+        BOOST_TEST(message_has(e, "heatmap 't' has a column tick '3.0' at 3, outside the indices 0..2"), e.what());
+    }
+}
+
 // 1120 columns in 560 pixels: each pixel averages two neighbouring columns, 0 and 10, so every
 // pixel shows the middle colour although no cell has the value 5.
 BOOST_AUTO_TEST_CASE(heatmap_larger_than_its_area_averages_cells)

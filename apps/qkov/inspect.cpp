@@ -12,6 +12,7 @@
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
+#include "model_summary.hpp"
 
 namespace qkov::app {
 
@@ -21,63 +22,15 @@ struct inspect_options {
     std::string path, json;
 };
 
-const char* family_name(io::model_family f)
-{
-    switch (f) {
-    case io::model_family::gpt2: return "gpt2";
-    case io::model_family::gpt_neox: return "gpt_neox";
-    case io::model_family::llama: return "llama";
-    }
-    return "?";
-}
-
-std::string stored_dtype(const io::tensor_source& source)
-{
-    std::string dtype;
-    for (const auto& name : source.names()) {
-        const auto* t = source.find(name);
-        if (t == nullptr) continue;
-        const std::string d(io::dtype_name(t->dtype));
-        if (dtype.empty()) dtype = d;
-        else if (dtype != d) return "mixed";
-    }
-    return dtype;
-}
-
 int run(const inspect_options& o)
 {
     model::reuse_freed_layer_memory();  // each layer's heads reuse the previous layer's memory
     const auto model = model::open_model(o.path);
     const auto& c = model.config();
-    nlohmann::json j;
-    j["architecture"] = c.architecture;
-    j["family"] = family_name(c.family);
-    j["format"] = model.source().format();
-    j["dtype"] = stored_dtype(model.source());
-    j["hidden_size"] = c.hidden_size;
-    j["layers"] = c.layers;
-    j["heads"] = c.heads;
-    j["kv_heads"] = c.kv_heads;
-    j["head_dim"] = c.head_dim;
-    j["vocab_size"] = c.vocab_size;
-    j["tied_embeddings"] = c.tied_embeddings;
-    j["embedding"] = model.embedding_status();
-    j["unembedding"] = model.unembedding_status();
-    j["attention_biases"] = model.has_attention_biases();
-    j["qk_norm"] = model.has_qk_norm();
-    if (c.rope) {
-        nlohmann::json scaling = nullptr;
-        if (c.rope->scaling) scaling = {{"type", c.rope->scaling->type}, {"factor", c.rope->scaling->factor}};
-        j["rope"] = {{"pairing", c.rope->pairing == rope_pairing::interleaved ? "interleaved" : "rotate_half"},
-                     {"rotary_dim", c.rope->rotary_dim},
-                     {"base", c.rope->base},
-                     {"scaling", scaling}};
-    } else {
-        j["rope"] = nullptr;
-    }
+    nlohmann::json j = model_summary(model);
 
     std::cout << "model:        " << o.path << "\n"
-              << "architecture: " << c.architecture << " (" << family_name(c.family) << " layout)\n"
+              << "architecture: " << c.architecture << " (" << j["family"].get<std::string>() << " layout)\n"
               << "format:       " << j["format"].get<std::string>() << ", dtype " << j["dtype"].get<std::string>() << "\n"
               << "geometry:     D = " << c.hidden_size << ", " << c.layers << " layers, " << c.heads << " heads, " << c.kv_heads
               << " kv heads, d = " << c.head_dim << ", V = " << c.vocab_size << "\n"

@@ -1,25 +1,46 @@
 #include "scan.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
+#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/report/report_file.hpp"
+#include "qkov/scan/scan_conventions.hpp"
+#include "qkov/scan/scan_figures.hpp"
+#include "qkov/scan/scan_markdown.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/seed_head_model.hpp"
+#include "model_summary.hpp"
+#include "number_options.hpp"
 
 namespace qkov::app {
 
 namespace {
+
+/// The largest --threads: the cores the system reports (1 when it cannot tell).
+int thread_cap() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+/// The figures' directory as the Markdown report at `report` links it: relative to the report's
+/// directory, with '/' separators.
+std::string figures_relative_to(const std::filesystem::path& figures, const std::filesystem::path& report)
+{
+    namespace fs = std::filesystem;
+    const fs::path base = fs::absolute(report).parent_path();
+    return fs::absolute(figures).lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
+}
 
 /// "A-B" or "A" (inclusive, 0-based) into the scan's layer range; anything else is a named error.
 void parse_layers(const std::string& text, scan::scan_options& o)
@@ -129,6 +150,13 @@ nlohmann::json head_json(const scan::head_metrics& h)
 
 int scan(const scan_cli_options& o)
 {
+    if (o.threads && !numeric::set_blas_threads(*o.threads))
+        throw std::invalid_argument("qkov: --threads: the BLAS this tool is linked with is not OpenBLAS, whose thread count it sets; "
+                                    "use that BLAS's own setting (e.g. OMP_NUM_THREADS) instead");
+    if (!o.markdown.empty() && std::filesystem::is_directory(o.markdown))
+        throw std::invalid_argument("qkov: --markdown " + o.markdown + ": is a directory, expected a file name");
+    if (!o.figures.empty() && std::filesystem::exists(o.figures) && !std::filesystem::is_directory(o.figures))
+        throw std::invalid_argument("qkov: --figures " + o.figures + ": exists and is not a directory");
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -156,7 +184,7 @@ int scan(const scan_cli_options& o)
               << (model.embedding_status() == "present" && model.unembedding_status() != "absent" ? ", copying scores from W_E^T W_U"
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
-              << "\n";
+              << (numeric::blas_threads() ? "; BLAS threads " + std::to_string(*numeric::blas_threads()) : std::string()) << "\n";
     const auto r = scan::scan_model(model, options);
 
     std::size_t rank_deficient = 0, fallbacks = 0;
@@ -195,22 +223,28 @@ int scan(const scan_cli_options& o)
     for (const auto& [label, heads] : labelled) std::cout << "  " << label << ": " << heads.size() << " heads: " << list(heads) << "\n";
     for (const auto& [label, heads] : undecided) std::cout << "  undecided " << label << ": " << heads.size() << " heads\n";
 
+    const nlohmann::json summary = model_summary(model);
+    const std::size_t last_layer = options.last_layer.value_or(c.layers - 1);
+    std::vector<scan::scan_figure> figures;
+    if (!o.figures.empty()) {
+        figures = scan::write_scan_figures(r, o.figures);
+        std::cout << figures.size() << " figures in " << o.figures << "\n";
+    }
+    if (!o.markdown.empty()) {
+        scan::markdown_options m;
+        m.model_path = path, m.model_summary = model_summary_rows(summary), m.first_layer = options.first_layer, m.last_layer = last_layer;
+        m.figures = figures;
+        if (!o.figures.empty()) m.figure_directory = figures_relative_to(o.figures, o.markdown);
+        report::write_report_file(o.markdown, scan::scan_markdown(r, m));
+    }
     if (!o.json.empty()) {
         nlohmann::json j;
-        j["model"] = {{"path", path},         {"architecture", c.architecture}, {"format", model.source().format()},
-                      {"hidden_size", c.hidden_size}, {"layers", c.layers},       {"heads", c.heads},
-                      {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim},         {"vocab_size", c.vocab_size},
-                      {"embedding", model.embedding_status()}, {"unembedding", model.unembedding_status()},
-                      {"attention_biases", model.has_attention_biases()}, {"qk_norm", model.has_qk_norm()}};
-        j["scanned_layers"] = {options.first_layer, options.last_layer.value_or(c.layers - 1)};
-        j["conventions"] = {
-            {"rank", "singular values of the D x d W_Q (W_K) above max(D, d) * eps(float64) * sigma_max; cond null below full rank"},
-            {"circuits", "QK = W_Q W_K^T, OV = W_V W_O (row convention), spectra from thin QRs of the factors and the SVD of the d x d core"},
-            {"copying_score", "Re(sum lambda) / sum |lambda| over the eigenvalues of the d x d product W_O W_U W_E W_V; null without W_E or W_U, or when they all vanish"},
-            {"centred_copying_score", "the same with W_U centred over the vocabulary (a logit shift shared by every token removed); the copy label reads it"},
-            {"composition", "TransformerLens: ||W_A W_B||_F / (||W_A||_F ||W_B||_F), W_A = OV of the source, W_B = QK (q), QK^T (k) or OV (v) of the target"},
-            {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
-            {"labels", "docs/SCAN-LABELS.md; evidence.offset_profile.score lists offsets 0..64 at most"}};
+        j["model"] = summary;
+        j["model"]["path"] = path;
+        j["scanned_layers"] = {options.first_layer, last_layer};
+        j["conventions"] = nlohmann::json::object();
+        for (const auto& [name, text] : scan::scan_conventions()) j["conventions"][name] = text;
+        j["conventions"]["labels"] = j["conventions"]["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
         const auto& t = r.thresholds;
         j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading},                            {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
                            {"position_queries", t.position_queries}, {"position_weight", t.position_weight},
@@ -259,6 +293,10 @@ subcommand add_scan(CLI::App& app)
         ->excludes(command->get_option("PATH"));
     command->add_option("--json", options->json, "Write every metric as JSON to this file");
     command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
+    command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
+    command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
+    command->add_option("--threads", options->threads, "BLAS threads, 1..the number of cores (default: the BLAS's own default)")
+        ->check(integer_in(1, thread_cap()));
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
     return {command, [options] { return scan(*options); }};

@@ -1,4 +1,4 @@
-// qkov scan PATH [--json FILE] [--layers A-B]: every attention head of a model analysed from its
+// qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--threads N]: every attention head of a model analysed from its
 // weights (include/qkov/scan): ranks, conditions, QK/OV spectra, distance of OV from identity,
 // copying scores, and Q/K/V composition between heads of different layers; labels with their
 // evidence (docs/SCAN-LABELS.md) and the facts it states about claims B1, B5, K2 (and R7, R12, T3 on
@@ -6,6 +6,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "subcommand.hpp"
@@ -13,7 +14,8 @@
 namespace qkov::app {
 
 struct scan_cli_options {
-    std::string path, json, layers;
+    std::string path, json, layers, markdown, figures;
+    std::optional<int> threads;   ///< OpenBLAS threads; unset: its own default
     std::string seed_head_model;  ///< write the seed-head model here and scan it (scan/seed_head_model.hpp)
     std::size_t context = 0;      ///< 0: the model's max_positions (scan_model resolves it)
 };

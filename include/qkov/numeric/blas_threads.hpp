@@ -18,6 +18,7 @@
 #pragma once
 
 #include <mutex>
+#include <optional>
 
 extern "C" {
 __attribute__((weak)) void openblas_set_num_threads(int);
@@ -59,5 +60,21 @@ private:
         return s;
     }
 };
+
+/// The number of threads OpenBLAS runs its calls on; nullopt when the BLAS is not OpenBLAS.
+inline std::optional<int> blas_threads()
+{
+    if (openblas_get_num_threads == nullptr) return std::nullopt;
+    return openblas_get_num_threads();
+}
+
+/// Sets the number of threads OpenBLAS runs the following calls on (a tool's --threads option);
+/// false, and nothing set, when the BLAS is not OpenBLAS.
+inline bool set_blas_threads(int threads)
+{
+    if (openblas_set_num_threads == nullptr || openblas_get_num_threads == nullptr) return false;
+    openblas_set_num_threads(threads);
+    return true;
+}
 
 } // namespace qkov::numeric

@@ -36,6 +36,9 @@ struct heatmap_options {
     colour_map colours = colour_map::viridis();
     std::optional<double> colour_min{}, colour_max{};  // fixed colour range; values beyond are clamped
     std::function<bool(std::size_t row, std::size_t column)> masked{};  // masked cells: grey, not data
+    // Index ticks to draw instead of the automatic 0, 1, 2, ... (value = row or column index), for
+    // rows and columns that stand for something else, e.g. heads named "layer.head".
+    std::vector<axis_tick> row_ticks{}, column_ticks{};
     int matrix_pixels = 560;  // the longer side of the matrix area
     std::filesystem::path font = default_font_path();
 };
@@ -85,6 +88,14 @@ public:
             throw std::invalid_argument("qkov: heatmap '" + options_.title + "' colour range is reversed: " +
                                         printed_value(first) + " > " + printed_value(last));
         colour_range_ = {first, last};
+        const auto check_ticks = [&](const std::vector<axis_tick>& ticks, std::size_t count, const char* side) {
+            for (const auto& t : ticks)
+                if (!(t.value >= 0.0 && t.value <= static_cast<double>(count) - 1.0))
+                    throw std::invalid_argument("qkov: heatmap '" + options_.title + "' has a " + side + " tick '" + t.label + "' at " +
+                                                printed_value(t.value) + ", outside the indices 0.." + std::to_string(count - 1));
+        };
+        check_ticks(options_.row_ticks, rows_, "row");
+        check_ticks(options_.column_ticks, columns_, "column");
     }
 
     rendered_figure render() const
@@ -95,7 +106,9 @@ public:
         const axis_scale y_scale(scale_kind::linear, static_cast<double>(rows_) - 0.5, -0.5);
         const axis_scale colour_scale = axis_scale::spanning(options_.colour_scale, colour_range_.first,
                                                              colour_range_.second);
-        const auto x_ticks = x_scale.ticks(8, true), y_ticks = y_scale.ticks(8, true), bar_ticks = colour_scale.ticks(6);
+        const auto x_ticks = options_.column_ticks.empty() ? x_scale.ticks(8, true) : options_.column_ticks;
+        const auto y_ticks = options_.row_ticks.empty() ? y_scale.ticks(8, true) : options_.row_ticks;
+        const auto bar_ticks = colour_scale.ticks(6);
 
         // Whole pixels per cell when the matrix fits, so every cell is an equal square block.
         const std::size_t longer = std::max(rows_, columns_);

@@ -1,0 +1,82 @@
+#include "model_summary.hpp"
+
+namespace qkov::app {
+
+namespace {
+
+const char* family_name(io::model_family f)
+{
+    switch (f) {
+    case io::model_family::gpt2: return "gpt2";
+    case io::model_family::gpt_neox: return "gpt_neox";
+    case io::model_family::llama: return "llama";
+    }
+    return "?";
+}
+
+std::string stored_dtype(const io::tensor_source& source)
+{
+    std::string dtype;
+    for (const auto& name : source.names()) {
+        const auto* t = source.find(name);
+        if (t == nullptr) continue;
+        const std::string d(io::dtype_name(t->dtype));
+        if (dtype.empty()) dtype = d;
+        else if (dtype != d) return "mixed";
+    }
+    return dtype;
+}
+
+// The fields in the order a reader wants them (the JSON object itself sorts its keys).
+constexpr const char* field_order[] = {"architecture", "family",     "format",          "dtype",     "hidden_size",      "layers",
+                                       "heads",        "kv_heads",   "head_dim",        "vocab_size", "tied_embeddings", "embedding",
+                                       "unembedding",  "attention_biases", "qk_norm",   "rope"};
+
+} // namespace
+
+nlohmann::json model_summary(const model::attention_model& m)
+{
+    const auto& c = m.config();
+    nlohmann::json j;
+    j["architecture"] = c.architecture;
+    j["family"] = family_name(c.family);
+    j["format"] = m.source().format();
+    j["dtype"] = stored_dtype(m.source());
+    j["hidden_size"] = c.hidden_size;
+    j["layers"] = c.layers;
+    j["heads"] = c.heads;
+    j["kv_heads"] = c.kv_heads;
+    j["head_dim"] = c.head_dim;
+    j["vocab_size"] = c.vocab_size;
+    j["tied_embeddings"] = c.tied_embeddings;
+    j["embedding"] = m.embedding_status();
+    j["unembedding"] = m.unembedding_status();
+    j["attention_biases"] = m.has_attention_biases();
+    j["qk_norm"] = m.has_qk_norm();
+    if (c.rope) {
+        nlohmann::json scaling = nullptr;
+        if (c.rope->scaling) scaling = {{"type", c.rope->scaling->type}, {"factor", c.rope->scaling->factor}};
+        j["rope"] = {{"pairing", c.rope->pairing == rope_pairing::interleaved ? "interleaved" : "rotate_half"},
+                     {"rotary_dim", c.rope->rotary_dim},
+                     {"base", c.rope->base},
+                     {"scaling", scaling}};
+    } else {
+        j["rope"] = nullptr;
+    }
+    return j;
+}
+
+std::vector<std::pair<std::string, std::string>> model_summary_rows(const nlohmann::json& summary)
+{
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const char* field : field_order) {
+        if (!summary.contains(field)) continue;
+        const auto& v = summary[field];
+        if (v.is_string()) rows.emplace_back(field, v.get<std::string>());
+        else if (v.is_null()) rows.emplace_back(field, field == std::string("rope") ? "none (learned absolute positions)" : "none");
+        else rows.emplace_back(field, v.dump());
+    }
+    return rows;
+}
+
+} // namespace qkov::app

@@ -1,0 +1,25 @@
+// What each number of a scan means, in the words its JSON and its Markdown report both print, so
+// the two say the same thing. Row convention (TransformerLens') in the names, as the JSON uses.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qkov::scan {
+
+/// (quantity, definition) pairs in a fixed order.
+inline std::vector<std::pair<std::string, std::string>> scan_conventions()
+{
+    return {
+        {"rank", "singular values of the D x d W_Q (W_K) above max(D, d) * eps(float64) * sigma_max; cond null below full rank"},
+        {"circuits", "QK = W_Q W_K^T, OV = W_V W_O (row convention), spectra from thin QRs of the factors and the SVD of the d x d core"},
+        {"copying_score", "Re(sum lambda) / sum |lambda| over the eigenvalues of the d x d product W_O W_U W_E W_V; null without W_E or W_U, or when they all vanish"},
+        {"centred_copying_score", "the same with W_U centred over the vocabulary (a logit shift shared by every token removed); the copy label reads it"},
+        {"composition", "TransformerLens: ||W_A W_B||_F / (||W_A||_F ||W_B||_F), W_A = OV of the source, W_B = QK (q), QK^T (k) or OV (v) of the target"},
+        {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
+        {"labels", "hypotheses from the weights, each given only when all of its tests hold, undecided with the reason when the file lacks what a test needs: docs/SCAN-LABELS.md"},
+    };
+}
+
+} // namespace qkov::scan
