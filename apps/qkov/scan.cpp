@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@ namespace {
 
 struct scan_cli_options {
     std::string path, json, layers;
+    std::size_t context = 0;  ///< 0: the model's max_positions (scan_model resolves it)
 };
 
 /// "A-B" or "A" (inclusive, 0-based) into the scan's layer range; anything else is a named error.
@@ -40,6 +42,59 @@ nlohmann::json values(const scan::vector& v) { return nlohmann::json(std::vector
 
 nlohmann::json optional_number(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
 
+nlohmann::json reading_json(const std::optional<scan::reading_constancy>& r)
+{
+    if (!r) return nullptr;
+    return {{"mean", r->mean}, {"spread", r->spread}, {"variation", r->variation()}};
+}
+
+nlohmann::json undecided_json(const scan::head_labels& l)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& u : l.undecided) out.push_back({{"label", u.label}, {"reason", u.reason}});
+    return out;
+}
+
+/// Every number a label test used (docs/SCAN-LABELS.md), null where the test did not run.
+nlohmann::json evidence_json(const scan::head_metrics& h)
+{
+    const auto& s = h.structure;
+    nlohmann::json e = {{"one_direction_q", s.one_direction_q},
+                        {"one_direction_k", s.one_direction_k},
+                        {"reading_q", reading_json(s.reading_q)},
+                        {"reading_k", reading_json(s.reading_k)},
+                        {"copying_score", optional_number(h.copying_score)},
+                        {"rope", nullptr},
+                        {"offset_profile", nullptr}};
+    if (s.rope) {
+        nlohmann::json pairs = nlohmann::json::array();
+        for (const auto& p : s.rope->pairs)
+            pairs.push_back({{"pair", p.pair}, {"theta", p.theta}, {"energy_share", p.energy_share}, {"phase", p.phase},
+                             {"preferred_offset", p.preferred_offset}, {"slow", p.slow}});
+        e["rope"] = {{"angles", s.rope->angles},          {"angles_modelled", s.rope->angles_modelled}, {"context", s.rope->context},
+                     {"slow_share", s.rope->slow_share},  {"slow_baseline", s.rope->slow_baseline},     {"unrotated_share", s.rope->unrotated_share},
+                     {"pairs", std::move(pairs)}};
+    }
+    if (s.profile) {
+        const auto& p = *s.profile;
+        nlohmann::json certificate = nullptr;
+        if (p.certificate) {
+            const auto& c = *p.certificate;
+            certificate = {{"status", scan::status_name(c.status)},
+                           {"statement", "over every offset 0.." + std::to_string(c.last) + " except " + std::to_string(c.offset) +
+                                             " the score of the constant the head reads is below its value at offset " + std::to_string(c.offset)},
+                           {"margin", {c.margin_lower, c.margin_upper}},
+                           {"undecided_offsets", c.undecided_offsets}};
+        }
+        e["offset_profile"] = {{"best_offset", p.best},
+                               {"runner_up_fraction", p.runner_up_fraction},
+                               {"score_at_best", p.score[p.best]},
+                               {"score", p.score.size() <= 65 ? nlohmann::json(p.score) : nlohmann::json(std::vector<double>(p.score.begin(), p.score.begin() + 65))},
+                               {"certificate", std::move(certificate)}};
+    }
+    return e;
+}
+
 nlohmann::json head_json(const scan::head_metrics& h)
 {
     std::string driver = h.qk.driver == h.ov.driver ? h.qk.driver : "qk: " + h.qk.driver + "; ov: " + h.ov.driver;
@@ -57,8 +112,9 @@ nlohmann::json head_json(const scan::head_metrics& h)
             {"ov_identity_floor", h.ov_identity_floor},
             {"reconstruction_residual", {{"qk", h.qk.residual}, {"ov", h.ov.residual}}},
             {"svd_driver", driver},
-            {"labels", nlohmann::json::array()},
-            {"evidence", nlohmann::json::object()}};
+            {"labels", h.labels.labels},
+            {"undecided", undecided_json(h.labels)},
+            {"evidence", evidence_json(h)}};
 }
 
 int run(const scan_cli_options& o)
@@ -68,6 +124,7 @@ int run(const scan_cli_options& o)
     const auto& c = model.config();
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
+    options.thresholds.context = o.context;
     const auto start = std::chrono::steady_clock::now();
     options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads) {
         double worst = 0, top_cond = 0;
@@ -96,6 +153,22 @@ int run(const scan_cli_options& o)
     std::cout << r.heads.size() << " heads scanned, " << r.composition.size() << " composition pairs; " << rank_deficient
               << " heads with rank-deficient W_q or W_k; max reconstruction residual " << worst << "; " << fallbacks << " heads needed the gesvd fallback\n";
 
+    // Labels are hypotheses: list each with its heads; the evidence is in the JSON.
+    std::map<std::string, std::vector<std::string>> labelled, undecided;
+    for (const auto& h : r.heads) {
+        const std::string name = std::to_string(h.layer) + "." + std::to_string(h.head);
+        for (const auto& l : h.labels.labels) labelled[l].push_back(name);
+        for (const auto& u : h.labels.undecided) undecided[u.label].push_back(name);
+    }
+    const auto list = [](const std::vector<std::string>& heads) {
+        std::string text;
+        for (std::size_t k = 0; k < heads.size() && k < 12; ++k) text += (k ? " " : "") + heads[k];
+        return heads.size() > 12 ? text + " ..." : text;
+    };
+    std::cout << "labels from weights (hypotheses; thresholds in docs/SCAN-LABELS.md):" << (labelled.empty() ? " none" : "") << "\n";
+    for (const auto& [label, heads] : labelled) std::cout << "  " << label << ": " << heads.size() << " heads: " << list(heads) << "\n";
+    for (const auto& [label, heads] : undecided) std::cout << "  undecided " << label << ": " << heads.size() << " heads\n";
+
     if (!o.json.empty()) {
         nlohmann::json j;
         j["model"] = {{"path", o.path},         {"architecture", c.architecture}, {"format", model.source().format()},
@@ -109,7 +182,12 @@ int run(const scan_cli_options& o)
             {"circuits", "QK = W_Q W_K^T, OV = W_V W_O (row convention), spectra from thin QRs of the factors and the SVD of the d x d core"},
             {"copying_score", "Re(sum lambda) / sum |lambda| over the eigenvalues of the d x d product W_O W_U W_E W_V; null without W_E or W_U, or when they all vanish"},
             {"composition", "TransformerLens: ||W_A W_B||_F / (||W_A||_F ||W_B||_F), W_A = OV of the source, W_B = QK (q), QK^T (k) or OV (v) of the target"},
-            {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"}};
+            {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
+            {"labels", "docs/SCAN-LABELS.md; evidence.offset_profile.score lists offsets 0..64 at most"}};
+        const auto& t = r.thresholds;
+        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading}, {"offset_margin", t.offset_margin},
+                           {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
+                           {"tokens_sampled", r.tokens_sampled}, {"vocabulary", r.vocabulary}};
         nlohmann::json heads = nlohmann::json::array();
         for (const auto& h : r.heads) heads.push_back(head_json(h));
         j["heads"] = std::move(heads);
@@ -149,6 +227,8 @@ subcommand add_scan(CLI::App& app)
     command->add_option("PATH", options->path, "A model directory, a .safetensors file or a .gguf file")->required();
     command->add_option("--json", options->json, "Write every metric as JSON to this file");
     command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
+    command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
     return {command, [options] { return run(*options); }};
 }
 

@@ -44,6 +44,7 @@ struct model_config {
     std::string model_type;
     model_family family = model_family::llama;
     std::size_t hidden_size = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab_size = 0;
+    std::size_t max_positions = 0;  ///< the context the model was built for; 0 when the file does not say
     bool tied_embeddings = false;
     std::optional<rope_config> rope;  ///< none for learned absolute positions (GPT-2)
     norm_kind norm = norm_kind::rms_norm;
@@ -120,6 +121,7 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     c.heads = config_size(j, file, {"num_attention_heads", "n_head"});
     c.kv_heads = config_size(j, file, {"num_key_value_heads"}, false, c.heads);
     c.vocab_size = config_size(j, file, {"vocab_size"});
+    c.max_positions = config_size(j, file, {"max_position_embeddings", "n_positions", "n_ctx"}, false, 0);
     if (config_key(j, {"head_dim"}) != nullptr) c.head_dim = config_size(j, file, {"head_dim"});
     else {
         if (c.hidden_size % c.heads != 0)

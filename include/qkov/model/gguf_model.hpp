@@ -102,6 +102,7 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     const auto* embd = f.find("token_embd.weight");
     c.vocab_size = embd && embd->shape.size() == 2 ? embd->shape[0] : size("vocab_size", true, 0);
     c.tied_embeddings = f.find("output.weight") == nullptr;
+    c.max_positions = size("context_length", false, 0);
     io::rope_config r;
     r.pairing = arch == "llama" ? rope_pairing::interleaved : rope_pairing::rotate_half;
     r.rotary_dim = size("rope.dimension_count", false, c.head_dim);

@@ -29,16 +29,14 @@ inline matrix token_circuit(const matrix& embedding, const matrix& unembedding)
     return multiply(embedding, unembedding, true, false);
 }
 
-/// G for a model, or nullopt when it lacks the embedding or the unembedding. A tied unembedding
-/// is the embedding itself: it is read once.
-inline std::optional<matrix> token_circuit(const model::attention_model& m)
+/// G for a model whose embedding the caller has read, or nullopt when it lacks the unembedding.
+/// A tied unembedding is the embedding itself: it is not read again.
+inline std::optional<matrix> token_circuit(const model::attention_model& m, const matrix& embedding)
 {
-    auto e = m.embedding();
-    if (!e) return std::nullopt;
-    if (m.unembedding_status() == "tied to the embedding") return multiply(*e, *e, true, false);
+    if (m.unembedding_status() == "tied to the embedding") return multiply(embedding, embedding, true, false);
     auto u = m.unembedding();
     if (!u) return std::nullopt;
-    return token_circuit(*e, *u);
+    return token_circuit(embedding, *u);
 }
 
 /// Re(sum lambda) / sum |lambda| for the eigenvalues of W_v G W_o; nullopt when all of them vanish

@@ -25,27 +25,10 @@
 
 #include "qkov/model/head_weights.hpp"
 #include "qkov/scan/checked_svd.hpp"
+#include "qkov/scan/head_labels.hpp"
+#include "qkov/scan/thin_qr.hpp"
 
 namespace qkov::scan {
-
-/// The thin QR of a tall D x d matrix: q (D x d, orthonormal columns), r (d x d, upper triangular).
-struct thin_qr {
-    matrix q, r;
-};
-
-inline thin_qr factor(const matrix& tall)
-{
-    auto [q, r] = xt::linalg::qr(tall, xt::linalg::qrmode::reduced);
-    return {matrix(q), matrix(r)};
-}
-
-/// op(a) op(b) through BLAS, with either operand transposed in place.
-inline matrix multiply(const matrix& a, const matrix& b, bool transpose_a = false, bool transpose_b = false)
-{
-    matrix c = xt::empty<double>({transpose_a ? a.shape()[1] : a.shape()[0], transpose_b ? b.shape()[0] : b.shape()[1]});
-    xt::blas::gemm(a, b, c, transpose_a, transpose_b);
-    return c;
-}
 
 /// A circuit A B^T known through its factors: its spectrum and how well the SVD reproduces it.
 struct circuit_spectrum {
@@ -109,6 +92,8 @@ struct head_metrics {
     double ov_identity_distance = 0;  ///< ||W_o W_v - I||_F
     double ov_identity_floor = 0;     ///< sqrt(D - d): no rank-d circuit comes closer (claim K2)
     std::optional<double> copying_score;  ///< set by copying_score.hpp when W_E and W_U exist
+    head_structure structure;             ///< position and content structure of W_q, W_k (head_structure.hpp)
+    head_labels labels;                   ///< hypotheses from that structure (head_labels.hpp)
 };
 
 /// A head's QRs, kept for the composition scores (composition.hpp) after its metrics are known.
@@ -141,8 +126,11 @@ inline head_metrics measure_head(const model::head_weights& h, const head_factor
     head_metrics m;
     m.layer = h.layer, m.head = h.head, m.kv_head = h.kv_head;
     // The singular values of W_q (d x D) are those of R in W_q^T = Q R.
-    m.q = conditioning(checked_svd(f.q.r).s, D);
-    m.k = conditioning(checked_svd(f.k.r).s, D);
+    const vector sq = checked_svd(f.q.r).s, sk = checked_svd(f.k.r).s;
+    m.q = conditioning(sq, D);
+    m.k = conditioning(sk, D);
+    m.structure.one_direction_q = top_share(sq);
+    m.structure.one_direction_k = top_share(sk);
     m.qk = factored_spectrum(xt::transpose(h.w_q), f.q, xt::transpose(h.w_k), f.k);
     m.ov = factored_spectrum(h.w_o, f.o, xt::transpose(h.w_v), f.v);
     // ||W_o W_v - I||_F^2 = ||W_o W_v||_F^2 - 2 trace(W_v W_o) + D (trace of the d x d cyclic product).

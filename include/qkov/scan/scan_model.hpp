@@ -3,7 +3,8 @@
 //
 // Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per scanned layer
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
-// circuit when the model has both embeddings (W_E and W_U themselves only while it is formed).
+// circuit when the model has both embeddings (W_E and W_U themselves only while it is formed)
+// and at most token_sample rows of W_E for the constant-reading test (head_structure.hpp).
 #pragma once
 
 #include <functional>
@@ -15,6 +16,8 @@
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/head_structure.hpp"
+#include "qkov/model/residual_norm.hpp"
 
 namespace qkov::scan {
 
@@ -23,16 +26,71 @@ struct scan_options {
     std::optional<std::size_t> last_layer;  ///< inclusive; the model's last layer when unset
     /// Called after each layer with the layer and its metrics (the CLI prints a progress line).
     std::function<void(std::size_t layer, const std::vector<head_metrics>&)> on_layer;
+    label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
+    bool certify = true;            ///< certify the offset profile of positional RoPE heads
+    std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
 };
 
 struct scan_result {
     std::vector<head_metrics> heads;
     std::vector<composition_score> composition;
     bool copying_available = false;  ///< false when the model lacks W_E or W_U
+    std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
+    label_thresholds thresholds;                      ///< as used (context resolved)
 };
 
-inline scan_result scan_model(const model::attention_model& m, const scan_options& options = {})
+/// Every stride-th row of the embedding, at most `limit` rows (all of them when V <= limit).
+inline matrix sample_rows(const matrix& embedding, std::size_t limit)
 {
+    const std::size_t V = embedding.shape()[0], D = embedding.shape()[1];
+    const std::size_t stride = V <= limit ? 1 : (V + limit - 1) / limit;
+    const std::size_t n = (V + stride - 1) / stride;
+    matrix out = xt::empty<double>({n, D});
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < D; ++j) out(i, j) = embedding(i * stride, j);
+    return out;
+}
+
+/// Mean and spread of the rows of x projected on the unit direction u.
+inline reading_constancy constancy(const matrix& x, const vector& u)
+{
+    const std::size_t n = x.shape()[0], D = x.shape()[1];
+    double sum = 0, square = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+        double p = 0;
+        for (std::size_t j = 0; j < D; ++j) p += x(t, j) * u(j);
+        sum += p, square += p * p;
+    }
+    const double mean = sum / static_cast<double>(n);
+    return {mean, std::sqrt(std::max(0.0, square / static_cast<double>(n) - mean * mean))};
+}
+
+/// Position and content structure of a head and its labels (docs/SCAN-LABELS.md). `normed` is the
+/// sampled embedding through the layer's norm and `constant` its mean row (both empty without an
+/// embedding).
+inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const matrix& normed, const vector& constant,
+                          const scan_options& options, head_metrics& m)
+{
+    const auto& t = options.thresholds;
+    auto& s = m.structure;
+    const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
+    if (one_direction && normed.size() != 0) {
+        s.reading_q = constancy(normed, top_read_direction(f.q));
+        s.reading_k = constancy(normed, top_read_direction(f.k));
+    }
+    if (config.rope) {
+        s.rope = measure_rope(h, *config.rope, t.context);
+        const bool reads_constant =
+            s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
+        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *config.rope, constant, t.context, options.certify);
+    }
+    m.labels = label_head(s, m.copying_score, t);
+}
+
+inline scan_result scan_model(const model::attention_model& m, scan_options options = {})
+{
+    auto& context = options.thresholds.context;
+    if (context == 0) context = m.config().max_positions != 0 ? m.config().max_positions : label_thresholds::default_context;
     const std::size_t layers = m.config().layers;
     const std::size_t last = options.last_layer.value_or(layers == 0 ? 0 : layers - 1);
     if (layers == 0) throw std::invalid_argument("qkov: the model has no layers to scan");
@@ -40,17 +98,31 @@ inline scan_result scan_model(const model::attention_model& m, const scan_option
         throw std::invalid_argument("qkov: layers " + std::to_string(options.first_layer) + "-" + std::to_string(last) + " are not within 0-" +
                                     std::to_string(layers - 1));
     scan_result result;
-    const auto tokens = token_circuit(m);
+    std::optional<matrix> tokens;
+    matrix sample;
+    if (auto embedding = m.embedding()) {  // freed at the end of this block: only G and the sample stay
+        tokens = token_circuit(m, *embedding);
+        sample = sample_rows(*embedding, options.token_sample);
+        result.tokens_sampled = sample.shape()[0], result.vocabulary = embedding->shape()[0];
+    }
     result.copying_available = tokens.has_value();
+    result.thresholds = options.thresholds;
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = options.first_layer; l <= last; ++l) {
         const auto lw = m.layer(l);
         std::vector<head_factors> factors;
         std::vector<head_metrics> metrics;
+        matrix normed;
+        vector constant;
+        if (sample.size() != 0) {
+            normed = model::apply_norm(lw.norm, sample);
+            constant = xt::mean(normed, {0});
+        }
         for (const auto& h : lw.heads) {
             factors.push_back(factor_head(h));
             metrics.push_back(measure_head(h, factors.back()));
             if (tokens) metrics.back().copying_score = copying_score(h, *tokens);  // nullopt also when the head's eigenvalues all vanish
+            describe_head(h, factors.back(), m.config(), normed, constant, options, metrics.back());
         }
         auto mine = composition_factors(lw.heads, factors, metrics);
         for (const auto& e : earlier) compose(e, mine, result.composition);

@@ -1,0 +1,256 @@
+// What a head's W_q and W_k say about position and content (docs/SCAN-LABELS.md has the
+// definitions and why): the one-direction shares (claim R7), how constant the direction a head
+// reads is over the vocabulary, RoPE's per-pair energy and phase (claims B4, R12), and the offset
+// profile of the constant the head reads, with a certified statement about its maximum.
+//
+// Conventions: column convention (head_weights.hpp), query q = W_q x + b_q; RoPE turns pair l of a
+// vector at position t by t theta_l (head_attention.hpp's rotation). The score of a query at m
+// against a key at n = m - delta is q^T R_{-delta} k, and for pair l with coordinates (a, b)
+//   q_l^T R(-delta theta_l) k_l = cos(delta theta_l) (q_a k_a + q_b k_b) - sin(delta theta_l) (q_b k_a - q_a k_b).
+#pragma once
+
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qkov/circuits/rope_layout.hpp"
+#include "qkov/circuits/rope_schedules.hpp"
+#include "qkov/io/model_config.hpp"
+#include "qkov/model/head_weights.hpp"
+#include "qkov/scalar/interval.hpp"
+#include "qkov/scalar/interval_functions.hpp"
+#include "qkov/scan/checked_svd.hpp"
+#include "qkov/scan/thin_qr.hpp"
+
+namespace qkov::scan {
+
+/// One RoPE pair of a head's QK circuit.
+struct pair_structure {
+    std::size_t pair = 0;
+    double theta = 0;             ///< its angle per position (scaling applied when modelled)
+    double energy_share = 0;      ///< of the head's QK energy (rotated pairs and unrotated block)
+    double phase = 0;             ///< the rotation at which the pair scores the same content highest, in (-pi, pi]
+    double preferred_offset = 0;  ///< -phase / theta: the offset delta that rotation corresponds to
+    bool slow = false;            ///< theta * context < pi / 2
+};
+
+struct rope_structure {
+    std::vector<pair_structure> pairs;
+    double unrotated_share = 0;  ///< the dimensions past rotary_dim (partial rotary)
+    double slow_share = 0;       ///< slow pairs plus the unrotated dimensions
+    double slow_baseline = 0;    ///< the share they would hold with energy spread evenly over dimensions
+    std::size_t context = 0;     ///< N of the slow-pair test and the offset profile
+    std::string angles;          ///< how theta was obtained ("base 10000", "base 10000, linear scaling x4", ...)
+    bool angles_modelled = true; ///< false for a scaling type whose angles are not modelled here
+};
+
+/// How constant the projections of the (normed) token embeddings on a direction are.
+struct reading_constancy {
+    double mean = 0, spread = 0;  ///< mean and standard deviation over the tokens sampled
+    [[nodiscard]] double variation() const { return mean == 0 ? INFINITY : spread / std::abs(mean); }
+};
+
+enum class certificate_status { holds, undecided, fails };
+
+inline const char* status_name(certificate_status s)
+{
+    switch (s) {
+    case certificate_status::holds: return "holds";
+    case certificate_status::undecided: return "undecided";
+    case certificate_status::fails: return "fails";
+    }
+    return "?";
+}
+
+/// "Over every offset 0 .. last except `offset`, the score is below s(offset) by a margin in
+/// [margin_lower, margin_upper]", decided in interval arithmetic.
+struct offset_certificate {
+    certificate_status status = certificate_status::undecided;
+    std::size_t offset = 0, last = 0;
+    double margin_lower = 0, margin_upper = 0;  ///< enclosure of min over offsets of s(offset) - s(delta)
+    std::size_t undecided_offsets = 0;          ///< offsets whose gap enclosure contains 0
+};
+
+/// s(delta) = q0^T R_{-delta} k0 for delta = 0 .. N, q0 = W_q c + b_q, k0 = W_k c + b_k.
+struct offset_profile {
+    std::vector<double> score;
+    std::size_t best = 0;            ///< argmax of score
+    double runner_up_fraction = 0;   ///< (s(best) - max_{delta != best} s) / (max s - min s)
+    std::optional<offset_certificate> certificate;
+};
+
+struct head_structure {
+    double one_direction_q = 0, one_direction_k = 0;  ///< sigma_1^2 / sum sigma_i^2 of W_q, W_k
+    std::optional<reading_constancy> reading_q, reading_k;  ///< with the token embedding only
+    std::optional<rope_structure> rope;
+    std::optional<offset_profile> profile;  ///< RoPE heads with a reading to profile
+};
+
+/// sigma_1^2 / sum sigma_i^2 (0 for a zero matrix).
+inline double top_share(const vector& singular_values)
+{
+    double total = 0;
+    for (const double s : singular_values) total += s * s;
+    return total == 0 ? 0.0 : singular_values(0) * singular_values(0) / total;
+}
+
+/// The direction (unit, length D) a d x D projection reads most: its top right singular vector,
+/// Q U[:, 0] from the projection's transpose Q R and R = U S V^T.
+inline vector top_read_direction(const thin_qr& f)
+{
+    const auto svd = checked_svd(f.r);
+    const std::size_t D = f.q.shape()[0], d = f.q.shape()[1];
+    vector u = xt::zeros<double>({D});
+    for (std::size_t i = 0; i < D; ++i)
+        for (std::size_t j = 0; j < d; ++j) u(i) += f.q(i, j) * svd.u(j, 0);
+    return u;
+}
+
+/// The angles of a model's RoPE per pair, generic over the scalar (double or a certified
+/// interval): the standard schedule (circuits/rope_schedules.hpp), divided by the factor of a
+/// linear scaling. Other scaling types change angles per pair in ways not modelled here: the
+/// caller is told through rope_structure::angles_modelled.
+template <class T>
+std::vector<T> rope_angles(const io::rope_config& rope, std::size_t pairs)
+{
+    using std::pow;
+    std::vector<T> theta;
+    const bool linear = rope.scaling && rope.scaling->type == "linear";
+    for (std::size_t l = 0; l < pairs; ++l) {
+        T t = pow(T(rope.base), standard_exponent<T>(l, pairs));
+        if (linear) t = t / T(rope.scaling->factor);
+        theta.push_back(t);
+    }
+    return theta;
+}
+
+inline bool angles_modelled(const io::rope_config& rope)
+{
+    return !rope.scaling || rope.scaling->type == "linear" || rope.scaling->type == "default" || rope.scaling->factor == 1.0;
+}
+
+/// Per-pair energy, phase and slowness of a head's QK circuit (docs/SCAN-LABELS.md).
+inline rope_structure measure_rope(const model::head_weights& h, const io::rope_config& rope, std::size_t context)
+{
+    const std::size_t d = h.w_q.shape()[0], D = h.w_q.shape()[1];
+    const rope_layout layout{d, rope.rotary_dim, rope.pairing};
+    const auto theta = rope_angles<double>(rope, layout.pairs());
+    const auto row_dot = [&](const matrix& a, std::size_t i, const matrix& b, std::size_t j) {
+        double s = 0;
+        for (std::size_t c = 0; c < D; ++c) s += a(i, c) * b(j, c);
+        return s;
+    };
+    rope_structure r;
+    r.context = context;
+    r.angles_modelled = angles_modelled(rope);
+    r.angles = "base " + std::to_string(rope.base) + (rope.scaling ? ", " + rope.scaling->type + " scaling x" + std::to_string(rope.scaling->factor) : "");
+    std::vector<double> energy;
+    for (std::size_t l = 0; l < layout.pairs(); ++l) {
+        const std::size_t a = layout.first(l), b = layout.second(l);
+        // Mean over rotations R of ||A^T R B||_F^2 for the pair's 2 x D rows A, B: tr(G_A) tr(G_B) / 2.
+        const double qq = row_dot(h.w_q, a, h.w_q, a) + row_dot(h.w_q, b, h.w_q, b);
+        const double kk = row_dot(h.w_k, a, h.w_k, a) + row_dot(h.w_k, b, h.w_k, b);
+        energy.push_back(qq * kk / 2);
+        // tr(A^T R(phi) B) = cos(phi) (M_aa + M_bb) + sin(phi) (M_ab - M_ba) with M = B A^T.
+        const double m_aa = row_dot(h.w_k, a, h.w_q, a), m_bb = row_dot(h.w_k, b, h.w_q, b);
+        const double m_ab = row_dot(h.w_k, a, h.w_q, b), m_ba = row_dot(h.w_k, b, h.w_q, a);
+        pair_structure p;
+        p.pair = l;
+        p.theta = theta[l];
+        p.phase = std::atan2(m_ab - m_ba, m_aa + m_bb);
+        p.preferred_offset = -p.phase / theta[l];
+        p.slow = theta[l] * static_cast<double>(context) < std::numbers::pi / 2;
+        r.pairs.push_back(p);
+    }
+    // The unrotated block: ||A^T B||_F^2 = tr(G_A G_B) with its r x r Grams.
+    double unrotated = 0;
+    for (std::size_t i = layout.rotary_dim; i < d; ++i)
+        for (std::size_t j = layout.rotary_dim; j < d; ++j) unrotated += row_dot(h.w_q, i, h.w_q, j) * row_dot(h.w_k, j, h.w_k, i);
+    double total = unrotated;
+    for (const double e : energy) total += e;
+    std::size_t slow_pairs = 0;
+    for (std::size_t l = 0; l < r.pairs.size(); ++l) {
+        r.pairs[l].energy_share = total == 0 ? 0.0 : energy[l] / total;
+        if (r.pairs[l].slow) r.slow_share += r.pairs[l].energy_share, ++slow_pairs;
+    }
+    r.unrotated_share = total == 0 ? 0.0 : unrotated / total;
+    r.slow_share += r.unrotated_share;
+    r.slow_baseline = static_cast<double>(2 * slow_pairs + (d - layout.rotary_dim)) / static_cast<double>(d);
+    return r;
+}
+
+/// q0 = W x + b for one residual vector x, in T (double, or intervals enclosing every rounding).
+template <class T>
+std::vector<T> project(const matrix& w, const vector& b, const vector& x)
+{
+    const std::size_t d = w.shape()[0], D = w.shape()[1];
+    std::vector<T> out(d, T(0));
+    for (std::size_t i = 0; i < d; ++i) {
+        T s = b.size() == d ? T(b(i)) : T(0);
+        for (std::size_t j = 0; j < D; ++j) s += T(w(i, j)) * T(x(j));
+        out[i] = s;
+    }
+    return out;
+}
+
+/// s(delta) = q0^T R_{-delta} k0, generic over the scalar: the one formula the float profile and
+/// the certificate both evaluate.
+template <class T>
+T offset_score(const std::vector<T>& q0, const std::vector<T>& k0, const rope_layout& layout, const std::vector<T>& theta, std::size_t delta)
+{
+    using std::cos, std::sin;
+    T s(0);
+    for (std::size_t l = 0; l < layout.pairs(); ++l) {
+        const std::size_t a = layout.first(l), b = layout.second(l);
+        const T angle = T(static_cast<double>(delta)) * theta[l];
+        s += cos(angle) * (q0[a] * k0[a] + q0[b] * k0[b]) - sin(angle) * (q0[b] * k0[a] - q0[a] * k0[b]);
+    }
+    for (std::size_t i = layout.rotary_dim; i < layout.d; ++i) s += q0[i] * k0[i];
+    return s;
+}
+
+/// The offset profile of the constant c a head reads, and (certify) its maximum certified.
+inline offset_profile measure_offset_profile(const model::head_weights& h, const io::rope_config& rope, const vector& c, std::size_t context, bool certify)
+{
+    const std::size_t d = h.w_q.shape()[0];
+    const rope_layout layout{d, rope.rotary_dim, rope.pairing};
+    const auto q0 = project<double>(h.w_q, h.b_q, c), k0 = project<double>(h.w_k, h.b_k, c);
+    const auto theta = rope_angles<double>(rope, layout.pairs());
+    offset_profile p;
+    for (std::size_t delta = 0; delta <= context; ++delta) p.score.push_back(offset_score(q0, k0, layout, theta, delta));
+    double top = -INFINITY, bottom = INFINITY, runner_up = -INFINITY;
+    for (std::size_t delta = 0; delta < p.score.size(); ++delta) {
+        if (p.score[delta] > top) top = p.score[delta], p.best = delta;
+        bottom = std::min(bottom, p.score[delta]);
+    }
+    for (std::size_t delta = 0; delta < p.score.size(); ++delta)
+        if (delta != p.best) runner_up = std::max(runner_up, p.score[delta]);
+    p.runner_up_fraction = top > bottom ? (top - runner_up) / (top - bottom) : 0.0;
+    if (!certify) return p;
+
+    // The same formula over intervals: the stored weights and c are exact doubles, every product,
+    // sum, power and cosine is enclosed, so a positive lower bound is a proof for these inputs.
+    const auto qi = project<interval>(h.w_q, h.b_q, c), ki = project<interval>(h.w_k, h.b_k, c);
+    const auto theta_i = rope_angles<interval>(rope, layout.pairs());
+    const interval best = offset_score(qi, ki, layout, theta_i, p.best);
+    offset_certificate cert;
+    cert.offset = p.best;
+    cert.last = context;
+    cert.margin_lower = INFINITY, cert.margin_upper = INFINITY;
+    bool refuted = false;
+    for (std::size_t delta = 0; delta <= context; ++delta) {
+        if (delta == p.best) continue;
+        const interval gap = best - offset_score(qi, ki, layout, theta_i, delta);
+        cert.margin_lower = std::min(cert.margin_lower, gap.lo());
+        cert.margin_upper = std::min(cert.margin_upper, gap.hi());
+        if (gap.hi() < 0) refuted = true;
+        if (gap.lo() <= 0) ++cert.undecided_offsets;
+    }
+    cert.status = refuted ? certificate_status::fails : cert.undecided_offsets == 0 ? certificate_status::holds : certificate_status::undecided;
+    p.certificate = cert;
+    return p;
+}
+
+} // namespace qkov::scan

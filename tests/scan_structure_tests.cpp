@@ -1,0 +1,226 @@
+// The pieces of the scan's position and content structure (scan/head_structure.hpp,
+// head_labels.hpp, model/residual_norm.hpp) on heads built here, whose values are known in
+// closed form: seed 001's previous-token head, a partial-rotary head, a head that reads nothing.
+#define BOOST_TEST_MODULE scan_structure
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <numbers>
+
+#include "qkov/model/residual_norm.hpp"
+#include "qkov/scan/head_labels.hpp"
+#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/scan_model.hpp"
+
+using namespace qkov;
+using namespace qkov::scan;
+
+namespace {
+
+constexpr std::size_t D = 20, d = 16, pairs = d / 2;
+constexpr double base = 10000;
+
+double theta_of(std::size_t l, std::size_t rotary = d) { return std::pow(base, -2.0 * static_cast<double>(l) / static_cast<double>(rotary)); }
+
+/// The residual direction u every token reads (unit, along coordinate 3).
+vector unit_direction()
+{
+    vector u = xt::zeros<double>({D});
+    u(3) = 1;
+    return u;
+}
+
+/// Seed 001's previous-token head (R4, R5): W_k = k0 u^T with each pair of k0 = (1, 0), and
+/// W_q = q0 u^T with each pair of q0 = R(-theta_l) (1, 0), so that
+/// s(delta) = sum_l cos((delta - 1) theta_l): largest at delta = 1.
+model::head_weights previous_token_head(rope_pairing pairing)
+{
+    const rope_layout layout{d, d, pairing};
+    model::head_weights h;
+    h.w_q = xt::zeros<double>({d, D}), h.w_k = xt::zeros<double>({d, D});
+    h.w_v = xt::zeros<double>({d, D}), h.w_o = xt::zeros<double>({D, d});
+    for (std::size_t l = 0; l < pairs; ++l) {
+        h.w_k(layout.first(l), 3) = 1;
+        h.w_q(layout.first(l), 3) = std::cos(theta_of(l));
+        h.w_q(layout.second(l), 3) = -std::sin(theta_of(l));
+    }
+    return h;
+}
+
+io::rope_config rope(rope_pairing pairing, std::size_t rotary = d)
+{
+    io::rope_config r;
+    r.pairing = pairing, r.rotary_dim = rotary, r.base = base;
+    return r;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(previous_token_head_profile_peaks_at_offset_one_and_is_certified)
+{
+    for (const auto pairing : {rope_pairing::interleaved, rope_pairing::rotate_half}) {
+        const auto h = previous_token_head(pairing);
+        constexpr std::size_t N = 512;
+        const auto p = measure_offset_profile(h, rope(pairing), unit_direction(), N, true);
+        BOOST_TEST(p.score.size() == N + 1);
+        BOOST_TEST(p.best == 1u);
+        // The closed form, in long double, independently of the library's formula.
+        long double smallest_gap = INFINITY;
+        for (std::size_t delta = 0; delta <= N; ++delta) {
+            long double s = 0;
+            for (std::size_t l = 0; l < pairs; ++l) s += std::cos((static_cast<long double>(delta) - 1) * theta_of(l));
+            BOOST_TEST(p.score[delta] == static_cast<double>(s), boost::test_tools::tolerance(1e-12));
+            if (delta != 1) smallest_gap = std::min(smallest_gap, static_cast<long double>(pairs) - s);
+        }
+        BOOST_REQUIRE(p.certificate.has_value());
+        const auto& c = *p.certificate;
+        BOOST_TEST(status_name(c.status) == std::string("holds"));
+        BOOST_TEST(c.undecided_offsets == 0u);
+        BOOST_TEST(c.margin_lower > 0);
+        BOOST_TEST(c.margin_lower <= static_cast<double>(smallest_gap) * (1 + 1e-9));
+        BOOST_TEST(c.margin_upper >= static_cast<double>(smallest_gap) * (1 - 1e-9));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(previous_token_head_pairs_prefer_offset_one_with_equal_energy)
+{
+    const auto h = previous_token_head(rope_pairing::rotate_half);
+    const auto r = measure_rope(h, rope(rope_pairing::rotate_half), 4096);
+    BOOST_REQUIRE(r.pairs.size() == pairs);
+    for (std::size_t l = 0; l < pairs; ++l) {
+        BOOST_TEST(r.pairs[l].theta == theta_of(l), boost::test_tools::tolerance(1e-14));
+        BOOST_TEST(r.pairs[l].energy_share == 1.0 / pairs, boost::test_tools::tolerance(1e-12));
+        BOOST_TEST(r.pairs[l].phase == -theta_of(l), boost::test_tools::tolerance(1e-12));
+        BOOST_TEST(r.pairs[l].preferred_offset == 1.0, boost::test_tools::tolerance(1e-9));
+        // slow: theta * 4096 < pi / 2, i.e. 10000^(-2l/16) < 3.83e-4: l = 7 only.
+        BOOST_TEST(r.pairs[l].slow == (l == 7));
+    }
+    BOOST_TEST(r.unrotated_share == 0.0);
+    BOOST_TEST(r.slow_share == 1.0 / pairs, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(r.slow_baseline == 2.0 / d, boost::test_tools::tolerance(1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(partial_rotary_energy_of_the_unrotated_block)
+{
+    // rotary_dim 8 of d = 16: pairs 0..3 rotate; rows 8..15 pass through. W_q = W_k with a 2 in
+    // every unrotated row and a 1 in every rotated row, each row reading its own coordinate:
+    // pair energy (1 + 1)(1 + 1) / 2 = 2 each, unrotated ||W_q^T W_k||_F^2 = 8 * 16 = 128.
+    model::head_weights h;
+    h.w_q = xt::zeros<double>({d, D}), h.w_v = xt::zeros<double>({d, D}), h.w_o = xt::zeros<double>({D, d});
+    for (std::size_t i = 0; i < d; ++i) h.w_q(i, i) = i < 8 ? 1.0 : 2.0;
+    h.w_k = h.w_q;
+    const auto r = measure_rope(h, rope(rope_pairing::rotate_half, 8), 4096);
+    BOOST_REQUIRE(r.pairs.size() == 4u);
+    const double total = 4 * 2.0 + 128.0;
+    for (const auto& p : r.pairs) BOOST_TEST(p.energy_share == 2.0 / total, boost::test_tools::tolerance(1e-14));
+    BOOST_TEST(r.unrotated_share == 128.0 / total, boost::test_tools::tolerance(1e-14));
+    BOOST_TEST(r.slow_baseline == 8.0 / 16.0);  // no slow pair at base 10000, rotary 8; 8 unrotated of 16
+    // W_q = W_k symmetric per pair: every pair prefers the same content at offset 0.
+    for (const auto& p : r.pairs) BOOST_TEST(p.phase == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_head_that_reads_nothing_is_never_certified)
+{
+    model::head_weights h;
+    h.w_q = xt::zeros<double>({d, D}), h.w_k = xt::zeros<double>({d, D});
+    const auto p = measure_offset_profile(h, rope(rope_pairing::interleaved), unit_direction(), 64, true);
+    BOOST_REQUIRE(p.certificate.has_value());
+    BOOST_TEST(status_name(p.certificate->status) == std::string("undecided"));
+    BOOST_TEST(p.certificate->undecided_offsets == 64u);
+    BOOST_TEST(p.runner_up_fraction == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(linear_scaling_divides_the_angles_and_other_scalings_are_not_modelled)
+{
+    auto r = rope(rope_pairing::rotate_half);
+    r.scaling = io::rope_scaling{"linear", 4.0};
+    const auto theta = rope_angles<double>(r, pairs);
+    for (std::size_t l = 0; l < pairs; ++l) BOOST_TEST(theta[l] == theta_of(l) / 4, boost::test_tools::tolerance(1e-14));
+    BOOST_TEST(angles_modelled(r));
+    r.scaling = io::rope_scaling{"llama3", 8.0};
+    BOOST_TEST(!angles_modelled(r));
+    // The interval angles enclose the double ones.
+    const auto enclosed = rope_angles<interval>(rope(rope_pairing::rotate_half), pairs);
+    for (std::size_t l = 0; l < pairs; ++l) BOOST_TEST((enclosed[l].lo() <= theta_of(l) && theta_of(l) <= enclosed[l].hi()));
+}
+
+BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_is_missing)
+{
+    const label_thresholds t;
+    head_structure s;
+    s.one_direction_q = s.one_direction_k = 0.95;
+    // One direction, no embedding: positional is undecided, never given.
+    auto l = label_head(s, std::nullopt, t);
+    BOOST_TEST(l.labels.empty());
+    BOOST_REQUIRE(l.undecided.size() == 3u);  // positional, semantic (no RoPE), copy (no score)
+    BOOST_TEST(l.undecided[0].label == "positional");
+    BOOST_TEST(l.undecided[1].label == "semantic");
+    BOOST_TEST(l.undecided[2].label == "copy");
+    // A constant reading makes it positional; with RoPE and a clear peak at 1, previous_token.
+    s.reading_q = reading_constancy{2.0, 0.1};
+    s.reading_k = reading_constancy{-1.0, 0.2};
+    s.rope = rope_structure{};
+    s.profile = offset_profile{};
+    s.profile->best = 1, s.profile->runner_up_fraction = 0.2;
+    l = label_head(s, 0.1, t);
+    BOOST_TEST((l.labels == std::vector<std::string>{"positional", "previous_token"}));
+    s.profile->best = 3;
+    BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional", "offset_3"}));
+    s.profile->runner_up_fraction = 0.01;  // no clear peak: positional only
+    BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional"}));
+    s.rope->angles_modelled = false;
+    BOOST_TEST(label_head(s, 0.1, t).undecided.front().label == "offset");
+    // A spread reading (std / |mean| = 0.3) is not constant: no label from position.
+    s.reading_k = reading_constancy{-1.0, 0.3};
+    BOOST_TEST(label_head(s, 0.1, t).labels.empty());
+    // Semantic: slow share against max(0.5, min(2b, (1 + b) / 2)).
+    BOOST_TEST(semantic_share_needed(0.125, t) == 0.5);
+    BOOST_TEST(semantic_share_needed(0.75, t) == 0.875);
+    head_structure slow;
+    slow.rope = rope_structure{};
+    slow.rope->slow_baseline = 0.125, slow.rope->slow_share = 0.6;
+    BOOST_TEST((label_head(slow, 0.8, t).labels == std::vector<std::string>{"semantic", "copy"}));
+    slow.rope->slow_share = 0.45;
+    BOOST_TEST(label_head(slow, 0.69, t).labels.empty());
+}
+
+BOOST_AUTO_TEST_CASE(norms_match_their_definitions)
+{
+    model::matrix x = {{1.0, 2.0, 3.0, 4.0}};
+    model::norm_weights n;
+    n.weight = {1.0, 1.0, 2.0, 1.0};
+    n.eps = 0;
+    n.kind = io::norm_kind::layer_norm;
+    n.bias = {0.0, 0.0, 0.0, 0.5};
+    auto y = model::apply_norm(n, x);  // mean 2.5, variance 1.25
+    const double s = 1 / std::sqrt(1.25);
+    BOOST_TEST(y(0, 0) == -1.5 * s, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(y(0, 2) == 2 * 0.5 * s, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(y(0, 3) == 1.5 * s + 0.5, boost::test_tools::tolerance(1e-15));
+    n.kind = io::norm_kind::rms_norm;
+    n.bias = {};
+    y = model::apply_norm(n, x);  // mean square 7.5
+    BOOST_TEST(y(0, 2) == 2 * 3 / std::sqrt(7.5), boost::test_tools::tolerance(1e-15));
+    n.kind = io::norm_kind::rms_norm_plus_one;
+    y = model::apply_norm(n, x);
+    BOOST_TEST(y(0, 2) == 3 * 3 / std::sqrt(7.5), boost::test_tools::tolerance(1e-15));
+    n.weight = {1.0};
+    BOOST_CHECK_THROW(model::apply_norm(n, x), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(constant_reading_and_top_share)
+{
+    // Every row reads 2 along coordinate 3; the other coordinates vary.
+    model::matrix x = xt::zeros<double>({std::size_t{5}, D});
+    for (std::size_t t = 0; t < 5; ++t) x(t, 3) = 2, x(t, 5) = static_cast<double>(t);
+    const auto c = constancy(x, unit_direction());
+    BOOST_TEST(c.mean == 2.0);
+    BOOST_TEST(c.spread == 0.0);
+    BOOST_TEST(c.variation() == 0.0);
+    BOOST_TEST(top_share(vector{3.0, 4.0}) == 9.0 / 25.0);
+    BOOST_TEST(top_share(vector{0.0, 0.0}) == 0.0);
+    // The direction a rank-1 W_q reads is u (up to sign).
+    const auto h = previous_token_head(rope_pairing::interleaved);
+    const auto dir = top_read_direction(factor(xt::transpose(h.w_q)));
+    BOOST_TEST(std::abs(dir(3)) == 1.0, boost::test_tools::tolerance(1e-14));
+}
