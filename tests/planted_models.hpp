@@ -179,13 +179,15 @@ public:
         std::bernoulli_distribution sign(0.5);
         for (std::size_t t = 0; t < V; ++t) {
             std::size_t picked[3];
+            float signs[3];
             for (std::size_t i = 0; i < 3; ++i) {
                 do picked[i] = row(rng_);
                 while ((i > 0 && picked[i] == picked[0]) || (i > 1 && picked[i] == picked[1]));
+                signs[i] = sign(rng_) ? 1.0f : -1.0f;
             }
             for (std::size_t j = 0; j < D; ++j) {
                 float x = common * hadamard(1, j);
-                for (const auto p : picked) x += (sign(rng_) ? 1.0f : -1.0f) * hadamard(p, j);
+                for (std::size_t i = 0; i < 3; ++i) x += signs[i] * hadamard(picked[i], j);
                 e[t * D + j] = x;
             }
         }
