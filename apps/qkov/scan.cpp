@@ -75,6 +75,16 @@ nlohmann::json evidence_json(const scan::head_metrics& h)
                      {"slow_share", s.rope->slow_share},  {"slow_baseline", s.rope->slow_baseline},     {"unrotated_share", s.rope->unrotated_share},
                      {"pairs", std::move(pairs)}};
     }
+    if (const auto& p = s.learned_positions) {
+        e["learned_positions"] = {{"offset", p->offset},
+                                  {"query_share", p->query_share},
+                                  {"mean_weight", p->mean_weight},
+                                  {"queries", p->queries},
+                                  {"input", p->with_tokens ? "position embedding + mean token embedding, through the layer's norm"
+                                                           : "position embedding alone (no token embedding in the file), through the layer's norm"}};
+    } else {
+        e["learned_positions"] = nullptr;
+    }
     if (s.profile) {
         const auto& p = *s.profile;
         nlohmann::json certificate = nullptr;
@@ -187,6 +197,7 @@ int run(const scan_cli_options& o)
         const auto& t = r.thresholds;
         j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading}, {"offset_margin", t.offset_margin},
                            {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
+                           {"position_queries", t.position_queries}, {"position_weight", t.position_weight},
                            {"tokens_sampled", r.tokens_sampled}, {"vocabulary", r.vocabulary}};
         nlohmann::json heads = nlohmann::json::array();
         for (const auto& h : r.heads) heads.push_back(head_json(h));

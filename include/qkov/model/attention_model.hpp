@@ -74,6 +74,14 @@ public:
         if (config_.tied_embeddings) return embedding();
         return std::nullopt;
     }
+    /// The learned position embedding, positions x D as stored (GPT-2's wpe); nullopt for models
+    /// whose positions come from RoPE (or files that lack it).
+    [[nodiscard]] std::optional<matrix> position_embedding() const
+    {
+        const auto* t = find_global({"wpe.weight"});
+        if (t == nullptr) return std::nullopt;
+        return load(*t, t->shape.empty() ? 0 : t->shape[0], config_.hidden_size);
+    }
     /// "present", "tied to the embedding", or "absent" (then the metrics that need it cannot run).
     [[nodiscard]] std::string embedding_status() const
     {

@@ -19,6 +19,8 @@ struct label_thresholds {
     double offset_margin = 0.05;     ///< (s(best) - runner-up) / (max s - min s) for an offset label
     double slow_share = 0.5;         ///< QK energy in slow pairs and unrotated dimensions (R12)
     double copying = 0.7;            ///< eigenvalue copying score (K2)
+    double position_queries = 0.9;   ///< learned positions: share of queries whose best key is at the offset
+    double position_weight = 0.5;    ///< learned positions: mean softmax weight at the offset
     std::size_t context = 0;         ///< offsets 0 .. context for the slow-pair test and the profile; 0: the model's
                                      ///< max_positions, or default_context when the file does not say
     static constexpr std::size_t default_context = 4096;
@@ -61,6 +63,8 @@ inline head_labels label_head(const head_structure& s, const std::optional<doubl
                 out.labels.push_back(s.profile->best == 1 ? "previous_token" : "offset_" + std::to_string(s.profile->best));
         }
     }
+    if (const auto& p = s.learned_positions; p && p->query_share >= t.position_queries && p->mean_weight >= t.position_weight)
+        out.labels.push_back(p->offset == 1 ? "previous_token" : "offset_" + std::to_string(p->offset));
     if (!s.rope) {
         out.undecided.push_back({"semantic", "the model has no RoPE: its positional part is not in W_q, W_k"});
     } else if (!positional && s.rope->slow_share >= semantic_share_needed(s.rope->slow_baseline, t)) {

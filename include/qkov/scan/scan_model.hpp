@@ -69,8 +69,12 @@ inline reading_constancy constancy(const matrix& x, const vector& u)
 /// sampled embedding through the layer's norm and `constant` its mean row (both empty without an
 /// embedding).
 inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const matrix& normed, const vector& constant,
-                          const scan_options& options, head_metrics& m)
+                          const matrix& normed_positions, bool positions_with_tokens, const scan_options& options, head_metrics& m)
 {
+    if (normed_positions.size() != 0) {
+        m.structure.learned_positions = learned_position_preference(h, normed_positions);
+        m.structure.learned_positions->with_tokens = positions_with_tokens;
+    }
     const auto& t = options.thresholds;
     auto& s = m.structure;
     const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
@@ -105,6 +109,13 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         sample = sample_rows(*embedding, options.token_sample);
         result.tokens_sampled = sample.shape()[0], result.vocabulary = embedding->shape()[0];
     }
+    // Learned positions: p_n (+ the mean token embedding when there is one), n < min(rows, context).
+    matrix positions;
+    if (auto p = m.position_embedding()) {
+        const std::size_t n = std::min(p->shape()[0], options.thresholds.context);
+        positions = xt::view(*p, xt::range(0, n), xt::all());
+        if (sample.size() != 0) positions += xt::view(xt::mean(sample, {0}), xt::newaxis(), xt::all());
+    }
     result.copying_available = tokens.has_value();
     result.thresholds = options.thresholds;
     std::vector<layer_composition_factors> earlier;
@@ -112,17 +123,18 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         const auto lw = m.layer(l);
         std::vector<head_factors> factors;
         std::vector<head_metrics> metrics;
-        matrix normed;
+        matrix normed, normed_positions;
         vector constant;
         if (sample.size() != 0) {
             normed = model::apply_norm(lw.norm, sample);
             constant = xt::mean(normed, {0});
         }
+        if (positions.size() != 0) normed_positions = model::apply_norm(lw.norm, positions);
         for (const auto& h : lw.heads) {
             factors.push_back(factor_head(h));
             metrics.push_back(measure_head(h, factors.back()));
             if (tokens) metrics.back().copying_score = copying_score(h, *tokens);  // nullopt also when the head's eigenvalues all vanish
-            describe_head(h, factors.back(), m.config(), normed, constant, options, metrics.back());
+            describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
         }
         auto mine = composition_factors(lw.heads, factors, metrics);
         for (const auto& e : earlier) compose(e, mine, result.composition);
