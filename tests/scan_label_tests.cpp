@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,14 +26,23 @@ constexpr std::size_t D = 64, d = 16;
 
 struct scanned {
     qkov::test::planted_model model;
+    qkov::io::model_config config;  ///< as read back from the file
     scan_result result;
 };
 
-scanned scan_planted(planted_layout layout, stored_dtype dtype, bool with_embeddings = true)
+/// Writes the model, scans it and removes its files.
+scanned scan_planted(planted_layout layout, stored_dtype dtype, bool with_embeddings = true, float common = 0.25f)
 {
-    auto m = qkov::test::write_planted_model(layout, dtype, with_embeddings);
-    auto r = scan_model(qkov::model::open_model(m.dir));
-    return {std::move(m), std::move(r)};
+    auto m = qkov::test::write_planted_model(layout, dtype, with_embeddings, common);
+    scanned s;
+    {
+        const auto model = qkov::model::open_model(m.dir);
+        s.config = model.config();
+        s.result = scan_model(model);
+    }
+    std::filesystem::remove_all(m.dir);
+    s.model = std::move(m);
+    return s;
 }
 
 const head_metrics& find_head(const scan_result& r, std::size_t layer, std::size_t head)
@@ -64,8 +74,7 @@ double second_over_first(const vector& s) { return s(1) / s(0); }
 BOOST_AUTO_TEST_CASE(the_planted_models_read_back_as_written)
 {
     for_each_model([](const scanned& s) {
-        const auto model = qkov::model::open_model(s.model.dir);
-        const auto& c = model.config();
+        const auto& c = s.config;
         BOOST_TEST(c.hidden_size == D);
         BOOST_TEST(c.head_dim == d);
         BOOST_TEST(c.heads == s.model.heads);
@@ -322,10 +331,10 @@ BOOST_AUTO_TEST_CASE(without_embeddings_positional_is_undecided)
 /// softmax unchanged).
 BOOST_AUTO_TEST_CASE(a_shared_embedding_direction_makes_no_copy_head, *boost::unit_test::expected_failures(1))
 {
-    const auto m = qkov::test::write_planted_model(planted_layout::gpt2, stored_dtype::f32, true, 2.0f);
-    const auto r = scan_model(qkov::model::open_model(m.dir));
+    const auto s = scan_planted(planted_layout::gpt2, stored_dtype::f32, true, 2.0f);
+    const auto& r = s.result;
     std::vector<std::string> copying;
-    for (const auto& p : m.planted) {
+    for (const auto& p : s.model.planted) {
         const auto& h = find_head(r, p.layer, p.head);
         if (p.kind == "random" && std::count(h.labels.labels.begin(), h.labels.labels.end(), "copy") > 0)
             copying.push_back("L" + std::to_string(p.layer) + "H" + std::to_string(p.head) + " " + std::to_string(*h.copying_score));

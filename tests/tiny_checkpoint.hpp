@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "qkov/scalar/narrow_float.hpp"
@@ -35,12 +37,14 @@ struct float_tensor {
 /// The value a float becomes once stored as `t`.
 inline float stored_value(float x, stored_dtype t) { return t == stored_dtype::f32 ? x : bf16(x).to_float(); }
 
-/// Writes `tensors` (stored as `dtype`) and `config` into temp/qkov-<name>/ and returns that directory.
-/// Offsets follow the map's order; the header carries the "__metadata__" entry torch writes.
+/// Writes `tensors` (stored as `dtype`) and `config` into temp/qkov-<name>-<process id>/ and returns
+/// that directory: the process id keeps two runs of a suite at once (two builds on one machine)
+/// from writing over each other's files. Offsets follow the map's order; the header carries the
+/// "__metadata__" entry torch writes.
 inline std::filesystem::path write_checkpoint(const std::string& name, const nlohmann::json& config,
                                               const std::map<std::string, float_tensor>& tensors, stored_dtype dtype = stored_dtype::f32)
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("qkov-" + name);
+    const auto dir = std::filesystem::temp_directory_path() / ("qkov-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
     std::string data;
