@@ -17,6 +17,7 @@
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "shared_dir.hpp"
+#include "tiny_checkpoint.hpp"
 
 namespace fs = std::filesystem;
 using namespace qkov::scan;
@@ -25,36 +26,16 @@ namespace {
 
 constexpr std::size_t D = 8, H = 4, d = D / H, L = 2;  // GPT-2 configs give d = n_embd / n_head
 
-/// A float32 tensor for the writer: shape and row-major values.
-struct f32_tensor {
-    std::vector<std::size_t> shape;
-    std::vector<float> values;
-};
+using qkov::test::float_tensor;
 
-/// Writes `tensors` as one safetensors file beside a GPT-2 config.json (D = 8, d = 2, 4 heads,
-/// 2 layers, V = 8, tied embeddings) and returns the directory.
-fs::path write_gpt2(const std::string& name, const std::map<std::string, f32_tensor>& tensors)
+/// Writes `tensors` as one float32 safetensors file beside a GPT-2 config.json (D = 8, d = 2,
+/// 4 heads, 2 layers, V = 8, tied embeddings) and returns the directory.
+fs::path write_gpt2(const std::string& name, const std::map<std::string, float_tensor>& tensors)
 {
-    const fs::path dir = fs::temp_directory_path() / ("qkov-scan-tests-" + name);
-    fs::create_directories(dir);
-    nlohmann::json header = nlohmann::json::object();
-    std::vector<float> data;
-    for (const auto& [tensor_name, t] : tensors) {
-        const std::size_t begin = data.size() * 4;
-        data.insert(data.end(), t.values.begin(), t.values.end());
-        header[tensor_name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {begin, data.size() * 4}}};
-    }
-    const std::string text = header.dump();
-    std::ofstream out(dir / "model.safetensors", std::ios::binary);
-    const std::uint64_t n = text.size();
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out.write(text.data(), static_cast<std::streamsize>(n));
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
-    std::ofstream(dir / "config.json") << nlohmann::json{{"model_type", "gpt2"}, {"architectures", {"GPT2LMHeadModel"}}, {"n_embd", D},
-                                                         {"n_head", H}, {"n_layer", L}, {"n_positions", 16}, {"vocab_size", D},
-                                                         {"layer_norm_epsilon", 1e-5}, {"tie_word_embeddings", true}}
-                                              .dump();
-    return dir;
+    return qkov::test::write_checkpoint("scan-tests-" + name,
+                                        {{"model_type", "gpt2"}, {"architectures", {"GPT2LMHeadModel"}}, {"n_embd", D}, {"n_head", H}, {"n_layer", L},
+                                         {"n_positions", 16}, {"vocab_size", D}, {"layer_norm_epsilon", 1e-5}, {"tie_word_embeddings", true}},
+                                        tensors);
 }
 
 /// One planted head in the column convention: each row of W_q, W_k, W_v and each column of W_o
@@ -81,15 +62,15 @@ const planted_head planted[L][H] = {
 };
 
 /// The planted model's tensors in GPT-2's Conv1D layout ([in, out]), embedding W_E = I_8.
-std::map<std::string, f32_tensor> planted_tensors()
+std::map<std::string, float_tensor> planted_tensors()
 {
-    std::map<std::string, f32_tensor> t;
-    f32_tensor wte{{D, D}, std::vector<float>(D * D, 0.0f)};
+    std::map<std::string, float_tensor> t;
+    float_tensor wte{{D, D}, std::vector<float>(D * D, 0.0f)};
     for (std::size_t i = 0; i < D; ++i) wte.values[i * D + i] = 1;
     t["wte.weight"] = wte;
     for (std::size_t l = 0; l < L; ++l) {
         const std::string p = "h." + std::to_string(l) + ".";
-        f32_tensor qkv{{D, 3 * D}, std::vector<float>(D * 3 * D, 0.0f)}, proj{{D, D}, std::vector<float>(D * D, 0.0f)};
+        float_tensor qkv{{D, 3 * D}, std::vector<float>(D * 3 * D, 0.0f)}, proj{{D, D}, std::vector<float>(D * D, 0.0f)};
         for (std::size_t h = 0; h < H; ++h)
             for (std::size_t i = 0; i < d; ++i) {
                 const auto& ph = planted[l][h];
