@@ -18,8 +18,10 @@
 # (best of several runs). The dominant products have known FLOP counts: composition 2 (3Hd) D (Hd)
 # per layer pair (66 pairs), W_E^T W_U 2 V D^2 (qkov calls dgemm for it, tied or not). "At the
 # limit" is the time those FLOPs take at the measured rates; "fraction of limit" divides it by
-# qkov's whole scan (wall, then CPU): the scan's time is an upper bound on the time it spends in
-# these products, so the fraction is a lower bound on the rate they reach (within 2x: >= 0.5).
+# qkov's whole scan (wall, then CPU time divided by the thread count, the wall time it would take
+# on otherwise idle cores if every thread were busy): the scan's time is an upper bound on the
+# time it spends in these products, so the fraction is a lower bound on the rate they reach
+# (within 2x of the limit: >= 0.5).
 #   REPS=5 THREADS="1 2" bench/scan/run.sh     (QKOV=path/to/qkov, default build/default/apps/qkov/qkov;
 #                                               QKOV_SHARED_DIR, default ../shared)
 set -euo pipefail
@@ -73,7 +75,7 @@ composition_flop=$(awk 'BEGIN {printf "%.0f", 66 * 2 * 2304 * 768 * 768}')
 echo "load: $(uptime)"
 echo "REPS=$reps; qkov: $qkov; numpy $("$python" -c 'import numpy; print(numpy.__version__)')"
 {
-printf '| threads | model | program | wall (s) | CPU (s) | peak RSS (MiB) | numpy own time (s) | numpy / qkov (wall) | numpy / qkov (CPU) | dominant products at the GEMM limit (s) | fraction of limit (wall) | fraction of limit (CPU) |\n'
+printf '| threads | model | program | wall (s) | CPU (s) | peak RSS (MiB) | numpy own time (s) | numpy / qkov (wall) | numpy / qkov (CPU) | dominant products at the GEMM limit (s) | fraction of limit (wall) | fraction of limit (CPU / threads) |\n'
 printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 } > "$tmp/table"
 for t in $threads; do
@@ -106,7 +108,7 @@ for t in $threads; do
         ratio_c=$(awk -v a="$nc" -v b="$c" 'BEGIN {printf "%.2f", a / b}')
         at_limit=$limit
         fraction_w=$(awk -v a="$limit" -v b="$w" 'BEGIN {printf "%.2f", a / b}')
-        fraction_c=$(awk -v a="$limit" -v b="$c" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}')
+        fraction_c=$(awk -v a="$limit" -v b="$c" -v n="$t" 'BEGIN {printf "%.2f", (b > 0 ? a * n / b : 0)}')
       fi
       printf '| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n' "$t" "$label" "$name" "$w" "$c" \
         "$(awk -v k="$m" 'BEGIN {print k / 1024}')" "$own" "$ratio_w" "$ratio_c" "$at_limit" "$fraction_w" "$fraction_c" >> "$tmp/table"
