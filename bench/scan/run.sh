@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# `qkov scan` against a vectorised numpy reference reading the same file (numpy_scan.py), on
+#   (a) GPT-2 small's attention weights (../shared/real_models/gpt2-small-attention: 144 heads,
+#       9,504 layer-ordered head pairs, no token embedding, so no copying score), and
+#   (b) a GPT-2-small-shaped file with a tied token embedding (V = 50,257) written by make_model.py
+#       into a temporary directory (about 270 MB; removed at exit), which adds W_E^T W_E and the
+#       copying scores.
+# For each OPENBLAS_NUM_THREADS in THREADS (the same for both programs) and each model, REPS
+# repetitions alternate `qkov scan DIR --json FILE` and `numpy_scan.py FILE.safetensors`; the table
+# gives medians of the whole process's wall time and CPU time (user + system: on a busy machine
+# the wall time mostly measures waiting), the peak RSS (/usr/bin/time -f %M), numpy's own time
+# after its imports, and ratio = numpy / qkov (> 1: qkov faster). numpy computes the metrics only
+# (no residuals, labels, structure tests, facts or JSON): qkov's side does strictly more.
+# The two must agree: numpy_scan.py --compare checks every rep's qkov JSON against numpy's
+# checksum (weighted sums of every rank, condition number, spectrum, distance, copying score,
+# composition score and T3 spectrum) to 1e-9 relative, and the script fails otherwise.
+# GEMM limit: gemm_rate.py times numpy's dgemm (OpenBLAS) at 768 x 768 x 768 and 768 x V x 768
+# (best of several runs). The dominant products have known FLOP counts: composition 2 (3Hd) D (Hd)
+# per layer pair (66 pairs), W_E^T W_U 2 V D^2 (qkov calls dgemm for it, tied or not). "At the
+# limit" is the time those FLOPs take at the measured rates; "fraction of limit" divides it by
+# qkov's whole scan (wall, then CPU time divided by the thread count, the wall time it would take
+# on otherwise idle cores if every thread were busy): the scan's time is an upper bound on the
+# time it spends in these products, so the fraction is a lower bound on the rate they reach
+# (within 2x of the limit: >= 0.5).
+#   REPS=5 THREADS="1 2" bench/scan/run.sh     (QKOV=path/to/qkov, default build/default/apps/qkov/qkov;
+#                                               QKOV_SHARED_DIR, default ../shared)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+reps=${REPS:-5}
+threads=${THREADS:-1 2}
+real=${QKOV_SHARED_DIR:-../shared}/real_models/gpt2-small-attention
+qkov=${QKOV:-build/default/apps/qkov/qkov}
+python=/usr/bin/python3
+if [[ ! -f "$real/gpt2_small_attention_only.safetensors" ]]; then
+  echo "bench: $real/gpt2_small_attention_only.safetensors is missing (set QKOV_SHARED_DIR)" >&2
+  exit 1
+fi
+if [[ ! -x "$qkov" ]]; then
+  echo "bench: $qkov is missing: cmake --build build/default --target qkov_cli (or set QKOV)" >&2
+  exit 1
+fi
+if ! "$python" -c "import numpy" 2>/dev/null; then
+  echo "bench: python3-numpy is missing (scripts/install-deps.sh installs it)" >&2
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+need_kib=$((400 * 1024))  # the 270 MB model, two JSON reports and room to spare
+free_kib=$(df --output=avail -k "$tmp" | tail -1)
+if ((free_kib < need_kib)); then
+  echo "bench: $tmp has $((free_kib / 1024)) MiB free, the generated model needs about 400 MiB (set TMPDIR elsewhere)" >&2
+  exit 1
+fi
+echo "bench: writing the GPT-2-small-shaped model with embeddings into $tmp/generated ($((free_kib / 1024)) MiB free)" >&2
+"$python" bench/scan/make_model.py "$tmp/generated" 0
+median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
+# run NAME COMMAND...: appends "NAME wall_s peak_kib cpu_s [stdout of the program]" to $tmp/all
+run() {
+  local name=$1
+  shift
+  local start end out
+  start=$(date +%s.%N)
+  out=$(/usr/bin/time -f "%M %U %S" -o "$tmp/time" "$@") || {
+    echo "bench: $name failed:" >&2
+    [[ $name == qkov ]] && tail -5 "$tmp/qkov.err" >&2
+    exit 1
+  }
+  end=$(date +%s.%N)
+  echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.4f", b - a}') $(tail -1 "$tmp/time" | awk '{printf "%s %.2f", $1, $2 + $3}') $out" >> "$tmp/all"
+}
+models=("gpt2-attention $real $real/gpt2_small_attention_only.safetensors 0"
+        "generated $tmp/generated $tmp/generated/model.safetensors 50257")
+# FLOPs of the dominant products for 12 layers of 12 heads, D = Hd = 768.
+composition_flop=$(awk 'BEGIN {printf "%.0f", 66 * 2 * 2304 * 768 * 768}')
+echo "load: $(uptime)"
+echo "REPS=$reps; qkov: $qkov; numpy $("$python" -c 'import numpy; print(numpy.__version__)')"
+{
+printf '| threads | model | program | wall (s) | CPU (s) | peak RSS (MiB) | numpy own time (s) | numpy / qkov (wall) | numpy / qkov (CPU) | dominant products at the GEMM limit (s) | fraction of limit (wall) | fraction of limit (CPU / threads) |\n'
+printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
+} > "$tmp/table"
+for t in $threads; do
+  export OPENBLAS_NUM_THREADS=$t
+  read -r rate_square rate_vocabulary < <("$python" bench/scan/gemm_rate.py 50257)
+  echo "OPENBLAS_NUM_THREADS=$t: dgemm 768 x 768 x 768 at $rate_square GFLOP/s, 768 x 50257 x 768 at $rate_vocabulary GFLOP/s" >&2
+  echo "threads $t gemm $rate_square $rate_vocabulary" >> "$tmp/rates"
+  for entry in "${models[@]}"; do
+    read -r label dir file vocabulary <<< "$entry"
+    : > "$tmp/all"
+    for ((r = 0; r < reps; ++r)); do
+      echo "threads $t, $label: rep $((r + 1))/$reps" >&2
+      run qkov sh -c 'exec "$0" scan "$1" --json "$2" > /dev/null 2> "$3"' "$qkov" "$dir" "$tmp/qkov.json" "$tmp/qkov.err"  # exec: time sees qkov itself
+      run numpy "$python" bench/scan/numpy_scan.py "$file" "$tmp/numpy.json"
+      "$python" bench/scan/numpy_scan.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/compare-$label"
+    done
+    limit=$(awk -v c="$composition_flop" -v v="$vocabulary" -v a="$rate_square" -v b="$rate_vocabulary" \
+      'BEGIN {printf "%.3f", c / (a * 1e9) + 2 * v * 768 * 768 / (b * 1e9)}')
+    nw=$(awk '$1=="numpy" {print $2}' "$tmp/all" | median)
+    nc=$(awk '$1=="numpy" {print $4}' "$tmp/all" | median)
+    for name in qkov numpy; do
+      w=$(awk -v n=$name '$1==n {print $2}' "$tmp/all" | median)
+      m=$(awk -v n=$name '$1==n {print $3}' "$tmp/all" | median)
+      c=$(awk -v n=$name '$1==n {print $4}' "$tmp/all" | median)
+      own="-" ratio_w="-" ratio_c="-" at_limit="-" fraction_w="-" fraction_c="-"
+      if [[ $name == numpy ]]; then
+        own=$(awk '$1=="numpy" {print $5}' "$tmp/all" | median)
+      else
+        ratio_w=$(awk -v a="$nw" -v b="$w" 'BEGIN {printf "%.2f", a / b}')
+        ratio_c=$(awk -v a="$nc" -v b="$c" 'BEGIN {printf "%.2f", a / b}')
+        at_limit=$limit
+        fraction_w=$(awk -v a="$limit" -v b="$w" 'BEGIN {printf "%.2f", a / b}')
+        fraction_c=$(awk -v a="$limit" -v b="$c" -v n="$t" 'BEGIN {printf "%.2f", (b > 0 ? a * n / b : 0)}')
+      fi
+      printf '| %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n' "$t" "$label" "$name" "$w" "$c" \
+        "$(awk -v k="$m" 'BEGIN {print k / 1024}')" "$own" "$ratio_w" "$ratio_c" "$at_limit" "$fraction_w" "$fraction_c" >> "$tmp/table"
+    done
+    { echo "agreement, threads $t, $label (the last rep's; every rep was checked):"; cat "$tmp/compare-$label"; } >> "$tmp/agreement"
+  done
+done
+cat "$tmp/table" "$tmp/agreement"
+echo "dgemm rates (GFLOP/s, best of several runs, numpy/OpenBLAS float64):"
+awk '{printf "  OPENBLAS_NUM_THREADS=%s: 768 x 768 x 768 %s, 768 x 50257 x 768 %s\n", $2, $4, $5}' "$tmp/rates"
+echo "dominant products: composition $composition_flop FLOP (66 layer pairs of 2304 x 768 x 768), W_E^T W_E $(awk 'BEGIN {printf "%.0f", 2 * 50257 * 768 * 768}') FLOP (generated model only)"
