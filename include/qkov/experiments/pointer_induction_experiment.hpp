@@ -28,7 +28,7 @@
 
 #include "qkov/experiments/experiment.hpp"
 #include "qkov/experiments/induction_sequences.hpp"
-#include "qkov/experiments/previous_token_head.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
 #include "qkov/circuits/copy_head.hpp"
 #include "qkov/circuits/induction_heads.hpp"
 #include "qkov/circuits/positional_heads.hpp"
