@@ -54,10 +54,7 @@ public:
     constexpr trig_poly() = default;
     constexpr trig_poly(const Coefficient& c)
     {
-        if (!(c == Coefficient(0))) {
-            terms_ = buffer(1);
-            terms_.push({c, monomial{}});
-        }
+        if (!(c == Coefficient(0))) *this = single_term(c, monomial{});
     }
     /// An integer constant: the coefficient ring converts it, range-checked (uint64 2^64 - 1 or
     /// an __int128 beyond 64 bits is refused by name, never cast).
@@ -81,10 +78,7 @@ public:
         m.reals = 1;
         m.real[0] = (std::uint32_t{id} << 16) | 1;
         m.real_key = monomial::real_hash(id);
-        trig_poly p;
-        p.terms_ = buffer(1);
-        p.terms_.push({Coefficient(1), m});
-        return p;
+        return single_term(Coefficient(1), m);
     }
 
     /// w_angle^L = e^{i L theta_angle}. Angle ids are 16-bit like symbol ids (angle_id_out_of_range).
@@ -97,10 +91,7 @@ public:
         m.phases = 1;
         m.phase[0] = monomial::pack(angle, exponent);
         m.phase_key = monomial::phase_hash(angle, exponent);
-        trig_poly p;
-        p.terms_ = buffer(1);
-        p.terms_.push({Coefficient(1), m});
-        return p;
+        return single_term(Coefficient(1), m);
     }
 
     /// cos(L theta_angle) = (w^L + w^-L) / 2.
@@ -205,6 +196,15 @@ public:
 
 private:
     using buffer = detail::term_buffer<term>;
+
+    /// c m, one term (c nonzero): already canonical.
+    static constexpr trig_poly single_term(const Coefficient& c, const monomial& m)
+    {
+        trig_poly p;
+        p.terms_ = buffer(1);
+        p.terms_.push({c, m});
+        return p;
+    }
 
     template <native_integer N>
     static constexpr std::uint16_t angle_id(N angle)
