@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "qkov/circuits/composition.hpp"
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/qk_ov.hpp"
 #include "qkov/matrix/elimination.hpp"
 
@@ -24,8 +24,8 @@ void print_entries(const char* name, const matrix<Z, D, D>& m)
 
 int main()
 {
-    const auto head1 = copy_head<Z, 16, 4>({0, 1, 2, 3}, {8, 9, 10, 11});
-    const auto head2 = copy_head<Z, 16, 4>({4, 5, 6, 8}, {12, 13, 14, 15});
+    const auto head1 = dimension_copy_head<Z, 16, 4>({0, 1, 2, 3}, {8, 9, 10, 11});
+    const auto head2 = dimension_copy_head<Z, 16, 4>({4, 5, 6, 8}, {12, 13, 14, 15});
     const auto w_net1 = ov_circuit(head1.w_out, head1.w_v);
     const auto w_net2 = ov_circuit(head2.w_out, head2.w_v);
     const auto two_token = virtual_head(w_net2, w_net1);

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "qkov/circuits/composition.hpp"
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/qk_ov.hpp"
 #include "qkov/matrix/elimination.hpp"
 #include "qkov/matrix/matrix.hpp"
@@ -22,8 +22,8 @@ using Q = rational64;
 constexpr std::size_t D = 16;
 
 // Seed 002's two heads (T4): head 2 reads dimension 8, which head 1 writes (from dimension 3).
-constexpr auto head1 = copy_head<Z, D, 4>({0, 1, 2, 3}, {8, 9, 10, 11});
-constexpr auto head2 = copy_head<Z, D, 4>({4, 5, 6, 8}, {12, 13, 14, 15});
+constexpr auto head1 = dimension_copy_head<Z, D, 4>({0, 1, 2, 3}, {8, 9, 10, 11});
+constexpr auto head2 = dimension_copy_head<Z, D, 4>({4, 5, 6, 8}, {12, 13, 14, 15});
 constexpr auto seed_composition = composition_matrix(head2, head1);
 // Head 2's channel 3 reads head 1's channel 0 (dimension 8): one subspace of dimension 1, strength 1.
 static_assert(seed_composition == matrix<Z, 4, 4>::from_entries({{3, 0, 1}}),
@@ -32,11 +32,11 @@ static_assert(rank(seed_composition) == 1, "T3: seed 002's heads pass a one-dime
 static_assert(rank(composition_gram(seed_composition)) == 1 && trace(composition_gram(seed_composition)) == Z(1),
               "T3: one nonzero singular value, equal to 1");
 // The virtual head is zero exactly when the composition matrix is: W_out^2 M W_V^1 with W_out^2
-// injective and W_V^1 onto (copy heads are).
+// injective and W_V^1 onto (dimension copy heads are).
 static_assert(!(virtual_head(head2, head1) == matrix<Z, D, D>::zero()));
 
 // A head 2 that reads only dimensions head 1 does not write does not read head 1 at all.
-constexpr auto reader_elsewhere = copy_head<Z, D, 4>({4, 5, 6, 7}, {12, 13, 14, 15});
+constexpr auto reader_elsewhere = dimension_copy_head<Z, D, 4>({4, 5, 6, 7}, {12, 13, 14, 15});
 static_assert(composition_matrix(reader_elsewhere, head1) == matrix<Z, 4, 4>::zero(),
               "T3: W_V^2 W_out^1 = 0 when head 2 reads none of head 1's output");
 static_assert(virtual_head(reader_elsewhere, head1) == matrix<Z, D, D>::zero(),
@@ -48,7 +48,7 @@ constexpr std::size_t passed_dimension()
 {
     std::array<std::size_t, 4> from{4, 5, 6, 7};
     for (std::size_t c = 0; c < k; ++c) from[c] = 8 + c;  // head 1 writes 8 .. 11
-    return rank(composition_matrix(copy_head<Z, D, 4>(from, {12, 13, 14, 15}), head1));
+    return rank(composition_matrix(dimension_copy_head<Z, D, 4>(from, {12, 13, 14, 15}), head1));
 }
 static_assert(passed_dimension<0>() == 0 && passed_dimension<1>() == 1 && passed_dimension<2>() == 2 &&
                   passed_dimension<3>() == 3 && passed_dimension<4>() == 4,

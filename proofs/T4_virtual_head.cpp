@@ -6,7 +6,7 @@
 // (written by head 1) to 15. The seed prints W_out^1 and W_out^2 with 15 rows (r_5 is missing);
 // here they have the 16 rows their labels r_0 .. r_15 call for (the printed shapes: T5).
 #include "qkov/circuits/composition.hpp"
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/hard_attention.hpp"
 #include "qkov/circuits/qk_ov.hpp"
 #include "qkov/matrix/elimination.hpp"
@@ -27,10 +27,10 @@ constexpr auto W_V2 = matrix<Z, d, D>::from_entries({{0, 4, 1}, {1, 5, 1}, {2, 6
 constexpr auto W_out2 = matrix<Z, D, d>::from_entries({{12, 0, 1}, {13, 1, 1}, {14, 2, 1}, {15, 3, 1}});
 
 // The generic construction produces exactly the seed's matrices.
-constexpr auto head1 = copy_head<Z, D, d>({0, 1, 2, 3}, {8, 9, 10, 11});
-constexpr auto head2 = copy_head<Z, D, d>({4, 5, 6, 8}, {12, 13, 14, 15});
-static_assert(head1.w_v == W_V1 && head1.w_out == W_out1, "T4: copy_head reproduces W_V^1, W_out^1 of the seed");
-static_assert(head2.w_v == W_V2 && head2.w_out == W_out2, "T4: copy_head reproduces W_V^2, W_out^2 of the seed");
+constexpr auto head1 = dimension_copy_head<Z, D, d>({0, 1, 2, 3}, {8, 9, 10, 11});
+constexpr auto head2 = dimension_copy_head<Z, D, d>({4, 5, 6, 8}, {12, 13, 14, 15});
+static_assert(head1.w_v == W_V1 && head1.w_out == W_out1, "T4: dimension_copy_head reproduces W_V^1, W_out^1 of the seed");
+static_assert(head2.w_v == W_V2 && head2.w_out == W_out2, "T4: dimension_copy_head reproduces W_V^2, W_out^2 of the seed");
 
 // (c): W_net^i = W_out^i W_V^i, as the seed prints them.
 constexpr residual_map W_net1 = ov_circuit(W_out1, W_V1);

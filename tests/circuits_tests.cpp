@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "qkov/circuits/composition.hpp"
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/hard_attention.hpp"
 #include "qkov/circuits/induction_heads.hpp"
 #include "qkov/circuits/positional_heads.hpp"
@@ -37,13 +37,13 @@ BOOST_AUTO_TEST_CASE(scores_from_factors_equal_scores_from_the_circuit)
     BOOST_CHECK(scores(0, 2) == s02);
 }
 
-BOOST_AUTO_TEST_CASE(copy_head_writes_ones_where_asked_and_checks_dimensions)
+BOOST_AUTO_TEST_CASE(dimension_copy_head_writes_ones_where_asked_and_checks_dimensions)
 {
-    const auto head = copy_head<Z, 6, 2>({0, 3}, {5, 1});
+    const auto head = dimension_copy_head<Z, 6, 2>({0, 3}, {5, 1});
     const auto ov = ov_circuit(head.w_out, head.w_v);
     BOOST_CHECK(ov == (matrix<Z, 6, 6>::from_entries({{5, 0, Z(1)}, {1, 3, Z(1)}})));
     BOOST_CHECK(rank(ov) == 2);
-    BOOST_CHECK_THROW((copy_head<Z, 6, 2>({0, 6}, {1, 2})), std::out_of_range);
+    BOOST_CHECK_THROW((dimension_copy_head<Z, 6, 2>({0, 6}, {1, 2})), std::out_of_range);
 }
 
 BOOST_AUTO_TEST_CASE(lagged_patterns_have_row_query_and_shift_tokens)
@@ -65,8 +65,8 @@ BOOST_AUTO_TEST_CASE(composition_matrix_is_what_head_2_reads_of_head_1)
 {
     // Head 1 writes channel c to dimension 4 + c; head 2 reads dimensions 5 and 0. By hand:
     // head 2's channel 0 reads head 1's channel 1, and channel 1 reads nothing head 1 writes.
-    const auto head1 = copy_head<Z, 8, 2>({0, 1}, {4, 5});
-    const auto head2 = copy_head<Z, 8, 2>({5, 0}, {6, 7});
+    const auto head1 = dimension_copy_head<Z, 8, 2>({0, 1}, {4, 5});
+    const auto head2 = dimension_copy_head<Z, 8, 2>({5, 0}, {6, 7});
     const auto m = composition_matrix(head2, head1);
     BOOST_CHECK(m == (matrix<Z, 2, 2>::from_entries({{0, 1, Z(1)}})));
     BOOST_CHECK(composition_matrix(head2.w_v, head1.w_out) == m);

@@ -12,7 +12,9 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <xtensor-blas/xlinalg.hpp>
@@ -27,10 +29,12 @@
 #include "qkov/numeric/factored_matrix.hpp"
 #include "qkov/numeric/from_matrix.hpp"
 #include "qkov/numeric/large_page_allocator.hpp"
+#include "qkov/numeric/last_query_weights.hpp"
 #include "qkov/numeric/multi_head_attention.hpp"
 #include "qkov/numeric/rope_batch.hpp"
 #include "qkov/numeric/rope_head.hpp"
 #include "qkov/numeric/softmax.hpp"
+#include "qkov/numeric/stacked_heads.hpp"
 #include "qkov/numeric/tabulated_angles.hpp"
 #include "qkov/numeric/vector_exp.hpp"
 
@@ -599,6 +603,65 @@ BOOST_AUTO_TEST_CASE(tabulated_angles_return_the_provider_values_and_rotate_alik
     BOOST_TEST((k == k1));
     tensor2<double> short_k = random_tensor<double>(3, 8, 40);
     BOOST_CHECK_THROW(rotate_rows(q, short_k, layout, angles), std::invalid_argument);
+}
+
+// The last query's weights of stacked heads against a hand computation in long double: q = W_q x_2,
+// k_i = W_k x_i, with RoPE q turned by 2 theta and k_i by i theta ([c -s; s c]), then a softmax
+// over the three keys. The one-head form equals its row of the stacked form.
+BOOST_AUTO_TEST_CASE(validate_last_query_weights_of_stacked_heads_against_a_hand_computation)
+{
+    const ld x[3][3] = {{1, 2, 0.5}, {0.3, -1, 2}, {0.7, 0.2, -0.4}};
+    tensor2<double> tokens = tensor2<double>::from_shape({3, 3});
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t c = 0; c < 3; ++c) tokens(i, c) = static_cast<double>(x[i][c]);
+    tensor2<double> w_q = tensor2<double>::from_shape({2, 3}), w_k = tensor2<double>::from_shape({2, 3});
+    w_q.fill(0);
+    w_k.fill(0);
+    w_q(0, 0) = w_q(1, 1) = 1;  // q = (x_0, x_1)
+    w_k(0, 1) = w_k(1, 2) = 1;  // k = (x_1, x_2)
+    const ld theta = 0.5L;
+    const numeric_angles<double, 1> angles{{static_cast<double>(theta)}};
+    const rope_layout layout = interleaved_layout(2);
+
+    auto expected = [&](bool rope) {
+        auto turn = [&](ld a, ld b, ld angle) { return std::pair{std::cos(angle) * a - std::sin(angle) * b, std::sin(angle) * a + std::cos(angle) * b}; };
+        const auto [q0, q1] = turn(x[2][0], x[2][1], rope ? 2 * theta : 0);
+        ld scores[3], total = 0;
+        for (std::size_t i = 0; i < 3; ++i) {
+            const auto [k0, k1] = turn(x[i][1], x[i][2], rope ? ld(i) * theta : 0);
+            scores[i] = std::exp(q0 * k0 + q1 * k1);
+            total += scores[i];
+        }
+        std::vector<ld> w(3);
+        for (std::size_t i = 0; i < 3; ++i) w[i] = scores[i] / total;
+        return w;
+    };
+    const auto weights = last_query_weights(tokens, stack_heads({w_q, w_q}, {w_k, w_k}, {true, false}), layout, angles);
+    BOOST_TEST_REQUIRE(weights.size() == 2u);
+    for (std::size_t h = 0; h < 2; ++h) {
+        const auto w = expected(h == 0);
+        BOOST_TEST_REQUIRE(weights[h].size() == 3u);
+        for (std::size_t i = 0; i < 3; ++i) BOOST_TEST(std::fabs(static_cast<ld>(weights[h][i]) - w[i]) < 1e-14L, h << " " << i);
+    }
+    BOOST_TEST(weights[0] != weights[1]);  // RoPE changed the row
+    BOOST_TEST((last_query_weights(tokens, w_q, w_k, false, layout, angles) == weights[1]));
+}
+
+BOOST_AUTO_TEST_CASE(stacked_heads_reject_unequal_shapes_counts_and_token_widths)
+{
+    const tensor2<double> a = random_tensor<double>(2, 3, 41), b = random_tensor<double>(2, 4, 42);
+    BOOST_CHECK_THROW(stack_heads({a, b}, {a, a}, {true, true}), std::invalid_argument);  // W_Q of different widths
+    BOOST_CHECK_THROW(stack_heads({a}, {a, a}, {true}), std::invalid_argument);            // two W_K for one W_Q
+    BOOST_CHECK_THROW(stack_heads({}, {}, {}), std::invalid_argument);                    // no head
+    try {
+        stack_heads({a}, {a}, {});
+        BOOST_ERROR("a head without its RoPE flag was stacked");
+    } catch (const std::invalid_argument& e) {
+        BOOST_TEST(std::string(e.what()).find("1 W_Q, 1 W_K, 0 RoPE flags") != std::string::npos, e.what());
+    }
+    const numeric_angles<double, 1> angles{{0.5}};
+    BOOST_CHECK_THROW(last_query_weights(random_tensor<double>(3, 4, 43), stack_heads({a}, {a}, {true}), interleaved_layout(2), angles),
+                      std::invalid_argument);  // tokens of width 4 for heads reading 3
 }
 
 // Edge sizes of the run-time layer: each once returned a wrong block, wrote out of bounds or

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qkov/io/atomic_file.hpp"
@@ -133,7 +134,7 @@ void write_figure(const precision::audit_report& r, const std::filesystem::path&
     plot.save(path);
 }
 
-int run(audit_options o)
+int run_with_settings(audit_options o)
 {
     auto& s = o.settings;
     s.rotary_dim = o.rotary_dim == 0 ? s.d : o.rotary_dim;
@@ -169,6 +170,32 @@ int run(audit_options o)
         std::cout << "wrote " << o.figure << "\n";
     }
     return 0;
+}
+
+// The library names a setting by its field; the user knows it by its flag. The flags' validators
+// read the text (which the library never sees: "abc", or "-1" before it wraps in a std::size_t)
+// against the library's audit_limits; what the library refuses after that (a dtype name, a user's
+// file shorter than --max-pos) is reported through this table under the flag's name.
+const std::map<std::string, std::string>& flag_of_setting()
+{
+    static const std::map<std::string, std::string> flags{
+        {"d", "--d"},           {"rotary_dim", "--rotary-dim"},         {"pairing", "--pairing"},
+        {"base", "--base"},     {"position_scale", "--position-scale"}, {"max_position", "--max-pos"},
+        {"dtypes", "--dtype"},  {"samples_per_bucket", "--samples"},    {"alpha", "--alpha"},
+        {"window", "--window"}, {"head_scan_limit", "--head-scan"}};
+    return flags;
+}
+
+/// Runs the audit; a refused setting is reported under its flag.
+int run(audit_options o)
+{
+    try {
+        return run_with_settings(std::move(o));
+    } catch (const precision::audit_setting_error& e) {
+        const auto flag = flag_of_setting().find(e.setting());
+        if (flag == flag_of_setting().end()) throw;
+        throw std::invalid_argument(flag->second + " " + e.problem());
+    }
 }
 
 } // namespace

@@ -12,10 +12,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
+#include <utility>
 #include <vector>
 
-#include "qkov/experiments/last_query_attention.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
+#include "qkov/numeric/last_query_weights.hpp"
+#include "qkov/numeric/stacked_heads.hpp"
 
 int main(int argc, char** argv)
 {
@@ -34,25 +36,24 @@ int main(int argc, char** argv)
         tokens(n - 1, c) = std::cos(double(c));
         for (std::size_t i = 0; i + 1 < n; ++i) tokens(i, d + c) = std::cos(double(c));
     }
-    auto reader = [](std::size_t d0, std::size_t offset) {
-        return numeric::to_tensor(*std::make_unique<matrix<double, d, D>>(coordinate_reader<double, d, D>(d0, offset)));
-    };
     std::vector<numeric::tensor2<double>> w_q, w_k;
     std::vector<bool> rope;
     for (const std::size_t d0 : {std::size_t(0), d / 2, d - d / 4, d - d / 8, d - 2}) {
-        w_q.push_back(reader(d0, 0));
-        w_k.push_back(reader(d0, d));
+        auto head = experiments::semantic_head_tensors(d0 / 2);  // reads the pairs l >= d0 / 2
+        w_q.push_back(std::move(head.w_q));
+        w_k.push_back(std::move(head.w_k));
         rope.push_back(true);
     }
-    w_q.push_back(reader(0, 0));
-    w_k.push_back(reader(0, d));
+    auto nope = experiments::semantic_head_tensors(0);
+    w_q.push_back(std::move(nope.w_q));
+    w_k.push_back(std::move(nope.w_k));
     rope.push_back(false);
-    const auto heads = experiments::stack_heads(w_q, w_k, rope);  // weights are built untimed, as in numpy_r10.py
+    const auto heads = numeric::stack_heads(w_q, w_k, rope);  // weights are built untimed, as in numpy_r10.py
     const auto angles = experiments::seed_angle_table(n);  // numpy_r10.py also tabulates cos and sin untimed
     double check = 0;
     auto sweep = [&] {
         check = 0;
-        for (const auto& w : experiments::last_query_weights(tokens, heads, angles)) check += *std::max_element(w.begin(), w.end());
+        for (const auto& w : numeric::last_query_weights(tokens, heads, experiments::seed_layout, angles)) check += *std::max_element(w.begin(), w.end());
     };
     sweep();
     std::vector<double> seconds;

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "qkov/experiments/previous_token_head.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
 
 template <class T>
 int run(std::size_t length, double alpha)

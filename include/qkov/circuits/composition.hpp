@@ -15,7 +15,6 @@
 
 #include <cstddef>
 
-#include "qkov/circuits/copy_head.hpp"
 #include "qkov/circuits/qk_ov.hpp"
 #include "qkov/matrix/matrix.hpp"
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/blocks.hpp"
@@ -22,13 +22,14 @@
 
 namespace qkov {
 
-/// OV factors copying the d coordinates from_offset .. from_offset + d - 1 to to_offset .. to_offset + d - 1.
+/// The dimension_copy_head that copies the block of d coordinates from_offset .. from_offset + d - 1
+/// to to_offset .. to_offset + d - 1.
 template <class T, std::size_t D, std::size_t d>
 constexpr ov_factors<T, D, d> block_copy_head(std::size_t from_offset, std::size_t to_offset)
 {
     std::array<std::size_t, d> from{}, to{};
     for (std::size_t c = 0; c < d; ++c) from[c] = from_offset + c, to[c] = to_offset + c;
-    return copy_head<T, D, d>(from, to);
+    return dimension_copy_head<T, D, d>(from, to);
 }
 
 /// W_Q = beta R_shift (reads query_offset ..), W_K reads key_offset ..: with sinusoidal positions

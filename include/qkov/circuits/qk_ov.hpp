@@ -11,6 +11,13 @@
 
 namespace qkov {
 
+/// The value side of a head: W_V reads, W_out writes; the OV circuit is W_out W_V.
+template <class T, std::size_t D, std::size_t d>
+struct ov_factors {
+    matrix<T, d, D> w_v;    ///< reads:  d x D
+    matrix<T, D, d> w_out;  ///< writes: D x d
+};
+
 /// W_Q^T W_K (D x D, rank <= d).
 template <class T, std::size_t d, std::size_t D>
 constexpr matrix<T, D, D> qk_circuit(const matrix<T, d, D>& w_q, const matrix<T, d, D>& w_k)

@@ -4,7 +4,9 @@
 // anisotropic (coordinate k has variance 1/(k+1), a decaying spectrum as in trained embeddings).
 // The unembedding is tied: W_U = W_E^T. A copy head with head width d writes W_O W_V e_t = U U^T e_t
 // for an orthonormal D x d basis U; token t is copied when its own logit e_t^T U U^T e_t is the
-// largest of all V logits e_s^T U U^T e_t. Two heads per d:
+// largest of all V logits e_s^T U U^T e_t: the copy head of the literature, which copies the token
+// itself (circuits/dimension_copy_head.hpp's dimension_copy_head, which moves chosen residual
+// dimensions, is a different object). Two heads per d:
 //   PCA      U = the top-d principal directions of W_E (the seed's naive baseline),
 //   random   U = a random d-dimensional subspace.
 // Accuracy: every token for V <= 4096; above that a uniform sample of 2048 tokens, each still

@@ -26,8 +26,8 @@
 
 #include "qkov/experiments/experiment.hpp"
 #include "qkov/experiments/induction_sequences.hpp"
-#include "qkov/experiments/previous_token_head.hpp"
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/induction_heads.hpp"
 #include "qkov/numeric/softmax.hpp"
 #include "qkov/report/line_plot.hpp"
@@ -48,7 +48,7 @@ inline induction_scores run_sequence(const tensor2<double>& embeddings, std::siz
         x(t, 0) = 1.0;
         for (std::size_t c = 0; c < d; ++c) x(t, content + c) = embeddings(tokens[t], c);
     }
-    // Layer 1: previous-token head, OV = copy_head (content -> previous-token subspace).
+    // Layer 1: previous-token head, OV = block_copy_head, a dimension copy head (content -> previous-token subspace).
     auto weights1 = previous_token_scores(x, make_previous_token_weights<double>(100.0));
     numeric::softmax_in_place(weights1, numeric::masking::causal);  // scores -> pattern
     const auto ov = std::make_unique<ov_factors<double, D, d>>(block_copy_head<double, D, d>(content, previous));

@@ -8,7 +8,7 @@
 // (32 pairs, standard angles base 10000, lambda_l = 1); 129 .. 192 empty (the seed's v_0, v_1, ...).
 //   head 1, Exercise 2(d)/(e): W_Q = (beta_c C ; -beta_p P), W_K = (C ; P) with C, P the content and
 //           position readers, so it matches content but is pushed away from its own position; its OV
-//           (copy_head) writes the attended token's position embedding into 129 .. 192. At a repeated
+//           (block_copy_head, a dimension copy head) writes the attended token's position embedding into 129 .. 192. At a repeated
 //           token this is the position of its earlier occurrence.
 //   head 2, Exercise 2(f): W_Q = beta R_{+1} V (V reads 129 .. 192; R_{+1} the rotation by +1, the
 //           opposite of 2(c)'s previous-token rotation), W_K = P: it attends to the token after the
@@ -28,8 +28,8 @@
 
 #include "qkov/experiments/experiment.hpp"
 #include "qkov/experiments/induction_sequences.hpp"
-#include "qkov/experiments/previous_token_head.hpp"
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/induction_heads.hpp"
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope.hpp"

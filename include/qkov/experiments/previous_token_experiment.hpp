@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "qkov/experiments/experiment.hpp"
-#include "qkov/experiments/previous_token_head.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
 #include "qkov/circuits/previous_token_bounds.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"

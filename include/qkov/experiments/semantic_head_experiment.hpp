@@ -1,9 +1,9 @@
 // R10, R11, R13 (seed 000, Experiment 3 and the RoPE bottleneck; Experiments 4/5 without RoPE).
 //
 // R10: N random tokens x_i in R^D; a semantic vector s in R^d is written into x_{N-1}[0, d) and
-// into x_i[d, 2d) for i < N - 1. W_Q = (diag(0_{d0} 1_{d-d0}) | 0) and W_K = (0 | diag(0_{d0} 1_{d-d0}) | 0)
-// (circuits/positional_heads.hpp's coordinate_reader, instantiated with double), RoPE on
-// queries and keys. A position-agnostic head would weigh keys 0 .. N-2 equally; the last query's
+// into x_i[d, 2d) for i < N - 1. W_Q = (diag(0_{d0} 1_{d-d0}) | 0) and W_K = (0 | diag(0_{d0} 1_{d-d0}) | 0):
+// circuits/positional_heads.hpp's semantic_head reading the pairs l >= d0 / 2 (the head whose
+// score R10's identity proves), instantiated with double, RoPE on queries and keys. A position-agnostic head would weigh keys 0 .. N-2 equally; the last query's
 // attention shows how far each d0 is from that. R13: the same head without RoPE, and seed 000's
 // recency construction (x_i = x, W_Q = W_K = (I_d | 0)) with and without RoPE.
 // R11: how many of the d/2 pairs are usable over a window of N positions (cos(k theta_l) >= 1 - eps, certified).
@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "qkov/experiments/experiment.hpp"
-#include "qkov/experiments/last_query_attention.hpp"
-#include "qkov/experiments/previous_token_head.hpp"
+#include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope_window_bounds.hpp"
+#include "qkov/experiments/seed_head_tensors.hpp"
+#include "qkov/numeric/last_query_weights.hpp"
+#include "qkov/numeric/qk_tensors.hpp"
 #include "qkov/report/line_plot.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"
@@ -35,11 +37,11 @@ struct last_query_attention {
     double recent10_mass;         ///< keys N-10 .. N-1
 };
 
-inline last_query_attention attention_of_last_query(const numeric::tensor2<double>& tokens, const numeric::tensor2<double>& w_q,
-                                                    const numeric::tensor2<double>& w_k, bool with_rope)
+inline last_query_attention attention_of_last_query(const numeric::tensor2<double>& tokens, const numeric::qk_tensors<double>& head,
+                                                    bool with_rope)
 {
     const std::size_t n = tokens.shape()[0];
-    last_query_attention a{last_query_weights(tokens, w_q, w_k, with_rope, seed_angle_table(tokens.shape()[0])), 0, 0, 0};
+    last_query_attention a{numeric::last_query_weights(tokens, head.w_q, head.w_k, with_rope, seed_layout, seed_angle_table(n)), 0, 0, 0};
     double top = 0, bottom = 1;
     for (std::size_t j = 0; j < n; ++j) {
         const double p = a.weights[j];
@@ -51,10 +53,12 @@ inline last_query_attention attention_of_last_query(const numeric::tensor2<doubl
     return a;
 }
 
-template <std::size_t d, std::size_t D>
-numeric::tensor2<double> reader(std::size_t d0, std::size_t offset)
+/// Seed 000's recency construction: W_Q = W_K = (I_d | 0).
+inline numeric::qk_tensors<double> recency_head_tensors()
 {
-    return numeric::to_tensor(*std::make_unique<matrix<double, d, D>>(coordinate_reader<double, d, D>(d0, offset)));
+    const auto reader = numeric::to_tensor(
+        *std::make_unique<matrix<double, seed_head_width, seed_residual_width>>(coordinate_reader<double, seed_head_width, seed_residual_width>(0, 0)));
+    return {reader, reader};
 }
 
 } // namespace detail
@@ -98,14 +102,15 @@ inline experiment_result run_semantic_head_experiment(const experiment_settings&
         for (auto& w : floored) w = std::max(w, 1e-300);
         plot.add_series(name, positions, floored);
     };
+    // Every d0 is even, a whole number of pairs: the head reads the pairs l >= d0 / 2.
     const std::size_t d0s[] = {0, d / 2, d - d / 4, d - d / 8, d - 2};
     std::vector<double> ratios;
     for (const std::size_t d0 : d0s) {
-        const auto a = detail::attention_of_last_query(tokens, detail::reader<d, D>(d0, 0), detail::reader<d, D>(d0, d), true);
+        const auto a = detail::attention_of_last_query(tokens, semantic_head_tensors(d0 / 2), true);
         ratios.push_back(a.log10_max_min_ratio);
         add("RoPE, d0 = " + std::to_string(d0), a);
     }
-    const auto nope = detail::attention_of_last_query(tokens, detail::reader<d, D>(0, 0), detail::reader<d, D>(0, d), false);
+    const auto nope = detail::attention_of_last_query(tokens, semantic_head_tensors(0), false);
     add("no RoPE, d0 = 0", nope);
     result.check(ratios.back() < ratios.front(), "R10: reading only the last pair (d0 = d - 2) is closer to position-agnostic than all pairs (d0 = 0)");
     result.check(nope.log10_max_min_ratio < 1e-12, format("validation, R13: without RoPE keys 0..N-2 get equal weight (log10 max/min %.1e)", nope.log10_max_min_ratio));
@@ -118,9 +123,9 @@ inline experiment_result run_semantic_head_experiment(const experiment_settings&
         const double v = normal(gen);
         for (std::size_t i = 0; i < n; ++i) same(i, c) = v;
     }
-    const auto identity_reader = detail::reader<d, D>(0, 0);
-    const auto recency_rope = detail::attention_of_last_query(same, identity_reader, identity_reader, true);
-    const auto recency_nope = detail::attention_of_last_query(same, identity_reader, identity_reader, false);
+    const auto recency_head = detail::recency_head_tensors();
+    const auto recency_rope = detail::attention_of_last_query(same, recency_head, true);
+    const auto recency_nope = detail::attention_of_last_query(same, recency_head, false);
     text_table recency({"x_i = x, W_Q = W_K = (I | 0)", "weight on itself", "mass on 10 most recent keys", "entropy / ln N"});
     for (const auto& [name, a] : {std::pair{"RoPE", recency_rope}, std::pair{"no RoPE", recency_nope}})
         recency.add_row({name, format("%.4g", a.weights.back()), format("%.4f", a.recent10_mass), format("%.4f", a.entropy_nats / std::log(double(n)))});
