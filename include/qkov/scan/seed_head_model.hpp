@@ -5,11 +5,11 @@
 // Llama layout (rotate-half RoPE, base 10000 as in seed 001, context 4096), D = 192, d = 64,
 // two layers of two heads, 64 tokens:
 //   L0H0  seed 001's previous-token head (previous_token_head, alpha = 1): W_k copies the
-//         constant coordinate x_0 = 1 into every pair, W_q = R_{-1} W_k. OV: copy_head reading
+//         constant coordinate x_0 = 1 into every pair, W_q = R_{-1} W_k. OV: dimension_copy_head reading
 //         coordinates 1 .. 64 into 128 .. 191.
 //   L0H1  seed 000's semantic head with d0 = d - d/8 (semantic_head, first pair 28 of 32: the four
 //         pairs that turn less than a quarter turn over 4096 positions). OV zero.
-//   L1H0  QK zero. OV: copy_head reading 128 .. 159 (half of what L0H0 writes) and 64 .. 95.
+//   L1H0  QK zero. OV: dimension_copy_head reading 128 .. 159 (half of what L0H0 writes) and 64 .. 95.
 //   L1H1  zero.
 // Token embeddings: x_0 = 1 and, elsewhere, seeded Gaussian entries scaled so every row has the
 // same norm (so RMSNorm keeps x_0's reading constant). Norm weights 1, tied unembedding.
@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qkov/circuits/copy_head.hpp"
+#include "qkov/circuits/dimension_copy_head.hpp"
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope_seed_setting.hpp"
 #include "qkov/io/safetensors_writer.hpp"
@@ -51,7 +51,7 @@ inline std::filesystem::path write_seed_head_model(const std::filesystem::path& 
         from[k] = 1 + k, to[k] = 2 * d + k;
         from_1[k] = k < g::passed_dimensions ? 2 * d + k : d + k, to_1[k] = k;
     }
-    const auto copy_0 = copy_head<double, D, d>(from, to), copy_1 = copy_head<double, D, d>(from_1, to_1);
+    const auto copy_0 = dimension_copy_head<double, D, d>(from, to), copy_1 = dimension_copy_head<double, D, d>(from_1, to_1);
 
     // Per layer: q/k/v_proj [H d, D] (head h's rows h d .. h d + d - 1) and o_proj [D, H d].
     std::vector<io::tensor_to_write> tensors;
