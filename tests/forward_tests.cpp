@@ -133,6 +133,56 @@ BOOST_AUTO_TEST_CASE(fixture_attention_matches_reference_in_float32)
     for (const char* name : {"gpt2", "gpt_neox", "llama"}) BOOST_TEST_CONTEXT(name) { BOOST_TEST(attention_check_error<float>(name) < 1e-5); }
 }
 
+namespace {
+struct logits_reference {
+    const char* model;
+    double values[3][6];  ///< positions 0, 7, 15; vocabulary entries 0, 97, ..., 485
+};
+// Printed by tests/forward_reference.py, an independent float64 numpy forward pass written from the
+// Hugging Face model definitions, for the 16 tokens below.
+const logits_reference full_stack_references[] = {
+    {"gpt2", {
+        {-0.16484008518937915, 0.13073433170814963, -0.005191471996657258, 0.11043166396896388, 0.08518718158836244, 0.023579767219534052},
+        {-0.0961673107019524, 0.08126305393809415, -0.05530948975639817, 0.06555030951809536, 0.03712120170206942, 0.04950580858591177},
+        {-0.057108887146985046, 0.08643526243861048, 0.0454805091389544, 0.25735408001216753, 0.030049334088896405, 0.012179418381580475}}},
+    {"gpt_neox", {
+        {-0.017684735747812902, -0.21512679029792636, -0.15073484060939857, 0.034839404667322875, 0.035206143385437996, -0.02557834465555275},
+        {0.005893568013706928, -0.27390501805683326, -0.06563984515087128, -0.18572011821331497, -0.1541322113608811, 0.13544676963149152},
+        {-0.13210452697911695, -0.05163746086085285, -0.2673099850285698, 0.0786562394869003, -0.07616946795514541, 0.08967623808001707}}},
+    {"llama", {
+        {0.12219219463790917, 0.023612388938781075, -0.058680860876680514, -0.041870498995343244, 0.2703675075747957, -0.33019224092707944},
+        {-0.3632988506748881, -0.3204903671006129, 0.03444088426314178, -0.23547742486255252, 0.07067668967569092, 0.17761836962310043},
+        {-0.12277303583590725, -0.1889515242368929, 0.2096674962253427, -0.1793529575575165, 0.15972377660550371, 0.09083327007974797}}},
+};
+const std::vector<token_id> reference_tokens{5, 9, 100, 7, 7, 511, 0, 42, 300, 5, 9, 100, 17, 250, 1, 64};
+
+template <class T>
+double full_stack_error(const logits_reference& r)
+{
+    const auto dir = test::shared_dir_or_skip(std::string("fixtures/models/") + r.model);
+    if (dir.empty()) return 0;
+    const auto logits = forward::decoder<T>(model::open_model(dir)).logits(reference_tokens);
+    BOOST_TEST(logits.shape()[0] == reference_tokens.size());
+    double worst = 0;
+    const std::size_t positions[] = {0, 7, 15};
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 6; ++j) worst = std::max(worst, std::abs(double(logits(positions[i], 97 * j)) - r.values[i][j]));
+    return worst;
+}
+} // namespace
+
+// GPT-2 (LayerNorm, gelu_new, learned positions, Conv1D), GPT-NeoX (parallel residual, erf gelu,
+// partial rotary) and Llama (RMSNorm, SwiGLU, GQA): the whole stack, not only attention.
+BOOST_AUTO_TEST_CASE(fixture_logits_match_an_independent_reference)
+{
+    for (const auto& r : full_stack_references)
+        BOOST_TEST_CONTEXT(r.model)
+        {
+            BOOST_TEST(full_stack_error<double>(r) < 1e-9);
+            BOOST_TEST(full_stack_error<float>(r) < 1e-5);
+        }
+}
+
 BOOST_AUTO_TEST_CASE(stories260k_decodes_the_published_text_from_each_file)
 {
     for (const char* file : {"hf", "stories260K.gguf", "stories260K.bin"}) {
