@@ -15,7 +15,9 @@
 // gate_up projections: the pass would be wrong for them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
