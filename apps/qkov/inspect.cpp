@@ -63,8 +63,8 @@ int run(const inspect_options& o)
 subcommand add_inspect(CLI::App& app)
 {
     auto options = std::make_shared<inspect_options>();
-    auto* command = app.add_subcommand("inspect", "Architecture, format, geometry and every attention head of a model (directory, .safetensors)");
-    command->add_option("PATH", options->path, "A model directory or a .safetensors file")->required();
+    auto* command = app.add_subcommand("inspect", "Architecture, format, geometry and every attention head of a model (directory, .safetensors, .gguf, llama2.c .bin)");
+    command->add_option("PATH", options->path, "A model directory, a .safetensors, .gguf or llama2.c .bin file")->required();
     command->add_option("--json", options->json, "Also write the summary as JSON to this file");
     return {command, [options] { return run(*options); }};
 }

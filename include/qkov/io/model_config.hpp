@@ -30,6 +30,9 @@ enum class norm_kind { layer_norm, rms_norm, rms_norm_plus_one };
 struct rope_scaling {
     std::string type;     ///< linear, dynamic, yarn, llama3, longrope, ...
     double factor = 1.0;  ///< 1 when the type has none
+    /// llama3 only: the wavelength band between which the angles are blended (Meta's defaults).
+    double low_freq_factor = 1.0, high_freq_factor = 4.0;
+    double original_max_position_embeddings = 8192.0;
 };
 
 struct rope_config {
@@ -50,6 +53,10 @@ struct model_config {
     norm_kind norm = norm_kind::rms_norm;
     double norm_eps = 1e-5;
     std::string dtype;  ///< as the config states it (may be empty)
+    /// The MLP's activation as the config names it ("gelu_new", "gelu", "silu", ...); what the
+    /// forward pass reads, the head model does not need it.
+    std::string activation;
+    bool parallel_residual = false;  ///< x + attn(ln1(x)) + mlp(ln2(x)) (GPT-NeoX's use_parallel_residual)
 };
 
 namespace detail {
@@ -134,6 +141,12 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     c.tied_embeddings = tied ? (tied->is_boolean() && tied->get<bool>()) : c.family == model_family::gpt2 || c.family == model_family::llama;
     if (const auto* dt = config_key(j, {"dtype", "torch_dtype"}); dt && dt->is_string()) c.dtype = dt->get<std::string>();
     c.norm_eps = detail::config_number(j, {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon"}, 1e-5, file);
+    if (const auto* act = config_key(j, {"activation_function", "hidden_act"}); act && act->is_string()) c.activation = act->get<std::string>();
+    else c.activation = c.family == model_family::gpt2 ? "gelu_new" : c.family == model_family::gpt_neox ? "gelu" : "silu";
+    if (c.family == model_family::gpt_neox) {  // transformers' default for GPT-NeoX is the parallel residual
+        const auto* parallel = config_key(j, {"use_parallel_residual"});
+        c.parallel_residual = parallel == nullptr || (parallel->is_boolean() && parallel->get<bool>());
+    }
 
     if (c.family != model_family::gpt2) {
         static const nlohmann::json empty = nlohmann::json::object();
@@ -150,8 +163,14 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         if (scaling == nullptr || !scaling->is_object()) scaling = params && params->is_object() ? params : nullptr;
         if (scaling) {
             const auto* kind = config_key(*scaling, {"rope_type", "type"});
-            if (kind && kind->is_string() && kind->get<std::string>() != "default")
-                r.scaling = rope_scaling{kind->get<std::string>(), detail::config_number(*scaling, {"factor"}, 1.0, file)};
+            if (kind && kind->is_string() && kind->get<std::string>() != "default") {
+                rope_scaling s{kind->get<std::string>(), detail::config_number(*scaling, {"factor"}, 1.0, file)};
+                s.low_freq_factor = detail::config_number(*scaling, {"low_freq_factor"}, s.low_freq_factor, file);
+                s.high_freq_factor = detail::config_number(*scaling, {"high_freq_factor"}, s.high_freq_factor, file);
+                s.original_max_position_embeddings =
+                    detail::config_number(*scaling, {"original_max_position_embeddings"}, s.original_max_position_embeddings, file);
+                r.scaling = s;
+            }
         }
         c.rope = r;
     }

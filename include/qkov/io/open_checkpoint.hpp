@@ -1,5 +1,5 @@
 // Opening whatever a user points at: a .safetensors file, a model directory (single file or
-// sharded index), or later a .gguf file. PyTorch pickles (.bin, .pt, .pth, .ckpt) are refused by
+// sharded index). GGUF and llama2.c .bin files are opened by model/open_model.hpp. PyTorch pickles (.bin, .pt, .pth, .ckpt) are refused by
 // name and never opened: unpickling runs arbitrary code.
 #pragma once
 
@@ -49,8 +49,8 @@ inline std::unique_ptr<tensor_source> open_safetensors_checkpoint(const std::fil
         throw model_file_error(path.string(), "no model.safetensors or model.safetensors.index.json in the directory");
     }
     if (is_pickle_name(path))
-        throw model_file_error(path.string(), "a PyTorch pickle (or llama2.c) checkpoint: qkov never unpickles (it runs code) and reads only "
-                                              "safetensors and GGUF; convert it to safetensors");
+        throw model_file_error(path.string(), "a PyTorch pickle checkpoint: qkov never unpickles (it runs code) and reads only "
+                                              "safetensors, GGUF and llama2.c .bin files; convert it to safetensors");
     if (path.filename() == "model.safetensors.index.json") return std::make_unique<safetensors_index>(path);
     return std::make_unique<safetensors_file>(path);
 }

@@ -105,6 +105,17 @@ public:
         return {};
     }
 
+    /// A model-wide tensor under the first of the names found (with or without the family's
+    /// prefix), or nullptr: how the forward pass finds what the head model does not read.
+    [[nodiscard]] const io::tensor_view* global_tensor(std::initializer_list<const char*> names) const { return find_global(names); }
+    /// Layer l's tensor under the first of the suffixes found ("mlp.c_fc.weight"), or nullptr.
+    [[nodiscard]] const io::tensor_view* layer_tensor(std::size_t l, std::initializer_list<const char*> suffixes) const
+    {
+        return find_layer_tensor(l, suffixes);
+    }
+    /// Layer l's name for a suffix, as messages print it ("h.0.mlp.c_fc.weight").
+    [[nodiscard]] std::string layer_tensor_name(std::size_t l, const char* suffix) const { return layer_prefix(l) + suffix; }
+
     /// Loads a tensor as doubles with the expected shape; NaN/Inf is an error naming the index.
     [[nodiscard]] static matrix load(const io::tensor_view& t, std::size_t rows, std::size_t cols)
     {

@@ -1,6 +1,7 @@
 // A GGUF file as a head model: the configuration from its metadata and its tensors under the
 // Hugging Face Llama names the head model reads (blk.N.attn_q -> model.layers.N.self_attn.q_proj,
-// token_embd -> model.embed_tokens, output -> lm_head, ...).
+// token_embd -> model.embed_tokens, output -> lm_head, ...), and the MLP names the forward pass
+// reads (ffn_norm, ffn_gate, ffn_up, ffn_down -> post_attention_layernorm, mlp.{gate,up,down}_proj).
 //
 // Pairing: llama.cpp's converter permutes the Q/K rows of llama-architecture models into the
 // interleaved RoPE order (pairs (2i, 2i+1)), so those heads are reported with interleaved pairing;
@@ -28,7 +29,8 @@ public:
             {"attn_q.weight", "self_attn.q_proj.weight"},   {"attn_k.weight", "self_attn.k_proj.weight"}, {"attn_v.weight", "self_attn.v_proj.weight"},
             {"attn_output.weight", "self_attn.o_proj.weight"}, {"attn_q.bias", "self_attn.q_proj.bias"},   {"attn_k.bias", "self_attn.k_proj.bias"},
             {"attn_v.bias", "self_attn.v_proj.bias"},       {"attn_norm.weight", "input_layernorm.weight"}, {"attn_q_norm.weight", "self_attn.q_norm.weight"},
-            {"attn_k_norm.weight", "self_attn.k_norm.weight"}};
+            {"attn_k_norm.weight", "self_attn.k_norm.weight"}, {"ffn_norm.weight", "post_attention_layernorm.weight"},
+            {"ffn_gate.weight", "mlp.gate_proj.weight"},     {"ffn_up.weight", "mlp.up_proj.weight"},       {"ffn_down.weight", "mlp.down_proj.weight"}};
         for (const auto& name : file_->names()) {
             std::string hf;
             if (name == "token_embd.weight") hf = "model.embed_tokens.weight";
@@ -108,6 +110,7 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     r.rotary_dim = size("rope.dimension_count", false, c.head_dim);
     if (const auto it = meta.find(arch + ".rope.freq_base"); it != meta.end() && it->second.is_number()) r.base = it->second.get<double>();
     c.rope = r;
+    c.activation = "silu";  // the SwiGLU gate of every architecture read here
     if (const auto it = meta.find(arch + ".attention.layer_norm_rms_epsilon"); it != meta.end() && it->second.is_number()) c.norm_eps = it->second.get<double>();
     return c;
 }

@@ -1,5 +1,7 @@
 // A model from a path: a Hugging Face directory (config.json + safetensors, single or sharded) or
-// a .safetensors file with its config.json beside it, or a .gguf file (configuration in its metadata).
+// a .safetensors file with its config.json beside it, a .gguf file (configuration in its metadata),
+// or a llama2.c .bin checkpoint (configuration in its header). A .bin file that is a zip archive is
+// a PyTorch checkpoint and is refused like every pickle.
 #pragma once
 
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include "qkov/io/safetensors_index.hpp"
 #include "qkov/model/attention_model.hpp"
 #include "qkov/model/gguf_model.hpp"
+#include "qkov/model/llama2c_model.hpp"
 
 namespace qkov::model {
 
@@ -17,6 +20,7 @@ inline attention_model open_model(const std::filesystem::path& path)
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw io::model_file_error(path.string(), "no such file or directory");
     if (path.extension() == ".gguf") return open_gguf_model(path);
+    if (path.extension() == ".bin" && std::filesystem::is_regular_file(path, ec) && !io::is_zip_archive(path)) return open_llama2c_model(path);
     const auto dir = std::filesystem::is_directory(path, ec) ? path : path.parent_path();
     auto source = io::open_safetensors_checkpoint(path);  // refuses pickles and empty directories first
     const auto config_path = dir / "config.json";

@@ -1,0 +1,86 @@
+// One layer's attention block on a batch of normed tokens, through numeric/'s run-time attention:
+// BLAS products (blas_products.hpp), RoPE on the query and key batches (rope_batch.hpp) and the
+// fused causal softmax pattern (attention_pattern.hpp). Nothing here computes a score or a softmax
+// itself.
+//
+// Per layer: Q = x W_q^T + b_q, K and V likewise, all heads in one product each. Per key/value
+// head, its keys are rotated once (GQA: the query heads of a group share them); per query head, its
+// queries are rotated, its pattern computed (1/sqrt(d), causal), handed to the visitor, and used at
+// once: z_h = pattern V_h. Only one L x L pattern is alive at a time. The block's output is
+// [z_0 ... z_{H-1}] W_o^T + b_o.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <functional>
+#include <optional>
+
+#include <xtensor/xview.hpp>
+
+#include "qkov/forward/decoder_weights.hpp"
+#include "qkov/forward/rope_schedule.hpp"
+#include "qkov/numeric/attention_pattern.hpp"
+#include "qkov/numeric/multi_head_attention.hpp"
+#include "qkov/numeric/rope_batch.hpp"
+#include "qkov/numeric/tabulated_angles.hpp"
+
+namespace qkov::forward {
+
+/// Called once per (layer, head) with that head's pattern (n x n, row = query, causal).
+template <class T>
+using pattern_visitor = std::function<void(std::size_t layer, std::size_t head, const tensor2<T>& pattern)>;
+
+/// The rotation of one run: the layout of a head and cos/sin tabulated for the run's positions.
+template <class T>
+struct rope_rotation_setting {
+    rope_layout layout;
+    numeric::tabulated_angles<schedule_angles<T>> angles;
+};
+
+template <class T>
+std::optional<rope_rotation_setting<T>> rope_setting(const io::model_config& c, std::size_t positions)
+{
+    if (!c.rope) return std::nullopt;
+    return rope_rotation_setting<T>{rope_layout{c.head_dim, c.rope->rotary_dim, c.rope->pairing},
+                                    numeric::tabulated_angles<schedule_angles<T>>(rope_angles<T>(*c.rope), 0, positions)};
+}
+
+namespace detail {
+/// out = x W^T (+ b on every row).
+template <class T>
+tensor2<T> affine(const tensor2<T>& x, const tensor2<T>& w, const std::vector<T>& b)
+{
+    tensor2<T> out = numeric::product(x, w, numeric::transposed::yes);
+    if (!b.empty())
+        for (std::size_t t = 0; t < out.shape()[0]; ++t)
+            for (std::size_t j = 0; j < b.size(); ++j) out(t, j) += b[j];
+    return out;
+}
+} // namespace detail
+
+/// The block's output (n x D) for normed tokens x (n x D) at positions 0 .. n - 1.
+template <class T>
+tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, const io::model_config& c, std::size_t layer,
+                           const std::optional<rope_rotation_setting<T>>& rope, const pattern_visitor<T>& visit = {})
+{
+    const std::size_t n = x.shape()[0], d = c.head_dim, H = c.heads, group = c.heads / c.kv_heads;
+    const tensor2<T> q = detail::affine(x, a.w_q, a.b_q), k = detail::affine(x, a.w_k, a.b_k), v = detail::affine(x, a.w_v, a.b_v);
+    std::vector<tensor2<T>> keys, values;
+    for (std::size_t j = 0; j < c.kv_heads; ++j) {
+        keys.push_back(numeric::detail::column_block(k, j * d, d));
+        values.push_back(numeric::detail::column_block(v, j * d, d));
+        if (rope) numeric::rotate_rows(keys.back(), rope->layout, rope->angles);
+    }
+    const T scale = T(1) / std::sqrt(T(d));
+    tensor2<T> z = tensor2<T>::from_shape({n, H * d});
+    for (std::size_t h = 0; h < H; ++h) {
+        tensor2<T> queries = numeric::detail::column_block(q, h * d, d);
+        if (rope) numeric::rotate_rows(queries, rope->layout, rope->angles);
+        const tensor2<T> pattern = numeric::attention_pattern(queries, keys[h / group], scale, numeric::masking::causal);
+        if (visit) visit(layer, h, pattern);
+        xt::view(z, xt::all(), xt::range(h * d, (h + 1) * d)) = numeric::product(pattern, values[h / group]);
+    }
+    return detail::affine(z, a.w_o, a.b_o);
+}
+
+} // namespace qkov::forward

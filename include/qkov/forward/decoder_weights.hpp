@@ -1,0 +1,291 @@
+// Every weight the forward pass needs, read once from a head model and converted to T.
+//
+// The attention weights come from the head model (attention_model::layer(l), which already knows
+// each family's layout, biases and GQA), stacked back into one projection per layer so that a
+// layer's queries, keys and values are one BLAS product each. The rest (MLP, the norm in front of
+// it, the final norm, the embedding, the unembedding and GPT-2's learned positions) is read here,
+// by family:
+//   gpt2      ln_2, mlp.c_fc [D, F] and mlp.c_proj [F, D] (Conv1D [in, out]), ln_f, wte, wpe
+//   gpt_neox  post_attention_layernorm, mlp.dense_h_to_4h [F, D], mlp.dense_4h_to_h [D, F], final_layer_norm
+//   llama     post_attention_layernorm, mlp.gate_proj and mlp.up_proj [F, D], mlp.down_proj [D, F], norm
+// Every tensor the pass needs is looked up before anything is read, and all that are missing are
+// named in one error ("the file lacks wte.weight, mlp.c_fc.weight (layers 0-11), ... needed by the
+// forward pass"), so an attention-only file says at once what it lacks.
+// Refused by name: QK-norm (Qwen3, OLMo-2), Gemma's scaled embeddings and extra norms, fused
+// gate_up projections: the pass would be wrong for them.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "qkov/forward/activations.hpp"
+#include "qkov/forward/norms.hpp"
+#include "qkov/io/model_file_error.hpp"
+#include "qkov/model/attention_model.hpp"
+#include "qkov/numeric/blas_products.hpp"
+
+namespace qkov::forward {
+
+template <class T>
+using tensor2 = numeric::tensor2<T>;
+
+/// One layer's attention, all heads stacked: row block h of w_q is head h's d x D W_q.
+template <class T>
+struct attention_params {
+    tensor2<T> w_q;       ///< H d x D
+    tensor2<T> w_k, w_v;  ///< Hkv d x D
+    tensor2<T> w_o;       ///< D x H d
+    std::vector<T> b_q, b_k, b_v, b_o;  ///< empty when the model has none
+};
+
+/// The MLP: out(act(in x + b_in) [* (gate x)]) + b_out; w_gate is empty unless SwiGLU.
+template <class T>
+struct mlp_params {
+    tensor2<T> w_in;    ///< F x D (Llama: up_proj)
+    tensor2<T> w_gate;  ///< F x D (Llama: gate_proj, activated), or empty
+    tensor2<T> w_out;   ///< D x F
+    std::vector<T> b_in, b_out;
+};
+
+template <class T>
+struct block_params {
+    norm_params<T> attention_norm, mlp_norm;
+    attention_params<T> attention;
+    mlp_params<T> mlp;
+};
+
+template <class T>
+struct decoder_weights {
+    io::model_config config;
+    activation mlp_activation = activation::silu;
+    std::vector<block_params<T>> blocks;
+    norm_params<T> final_norm;
+    tensor2<T> embedding;    ///< V x D
+    tensor2<T> unembedding;  ///< V x D (logits = U x)
+    tensor2<T> positions;    ///< P x D learned positions (GPT-2), or empty
+};
+
+namespace detail {
+
+template <class T>
+tensor2<T> converted(const model::matrix& m)
+{
+    tensor2<T> out = tensor2<T>::from_shape({m.shape(0), m.shape(1)});
+    std::copy(m.begin(), m.end(), out.begin());
+    return out;
+}
+template <class T>
+std::vector<T> converted(const model::vector& v)
+{
+    return std::vector<T>(v.begin(), v.end());
+}
+/// The stacked rows of several d x D (or D x d, stacked by columns) blocks.
+template <class T>
+tensor2<T> stacked_rows(const std::vector<const model::matrix*>& parts)
+{
+    const std::size_t r = parts.front()->shape(0), c = parts.front()->shape(1);
+    tensor2<T> out = tensor2<T>::from_shape({r * parts.size(), c});
+    for (std::size_t p = 0; p < parts.size(); ++p) std::copy(parts[p]->begin(), parts[p]->end(), out.begin() + static_cast<std::ptrdiff_t>(p * r * c));
+    return out;
+}
+template <class T>
+std::vector<T> stacked(const std::vector<const model::vector*>& parts)
+{
+    std::vector<T> out;
+    for (const auto* p : parts) out.insert(out.end(), p->begin(), p->end());
+    if (out.size() != 0 && std::any_of(parts.begin(), parts.end(), [](const auto* p) { return p->size() == 0; }))
+        throw std::logic_error("qkov: some heads of a layer have a bias and others not");
+    return out;
+}
+
+/// The tensor names one family's forward pass needs, beyond the attention the head model reads.
+struct family_names {
+    std::vector<const char*> global;  ///< each entry: alternatives separated by '|'
+    std::vector<const char*> per_layer;
+};
+
+inline family_names needed_names(const io::model_config& c)
+{
+    switch (c.family) {
+    case io::model_family::gpt2: return {{"wte.weight", "wpe.weight", "ln_f.weight"}, {"ln_2.weight", "mlp.c_fc.weight", "mlp.c_proj.weight"}};
+    case io::model_family::gpt_neox:
+        return {{"embed_in.weight", "final_layer_norm.weight"},
+                {"post_attention_layernorm.weight", "mlp.dense_h_to_4h.weight", "mlp.dense_4h_to_h.weight"}};
+    case io::model_family::llama:
+        return {{"embed_tokens.weight", "norm.weight"}, {"post_attention_layernorm.weight", "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"}};
+    }
+    return {};
+}
+
+/// Throws one model_file_error naming every tensor the pass needs and the file lacks.
+inline void require_forward_tensors(const model::attention_model& m)
+{
+    const auto& c = m.config();
+    const auto names = needed_names(c);
+    std::vector<std::string> missing;
+    for (const char* g : names.global)
+        if (m.global_tensor({g}) == nullptr) missing.push_back(g);
+    if (m.unembedding_status().starts_with("absent") && m.global_tensor({names.global.front()}) != nullptr) missing.push_back("the unembedding (lm_head.weight)");
+    for (const char* s : names.per_layer) {
+        std::vector<std::size_t> layers;
+        for (std::size_t l = 0; l < c.layers; ++l)
+            if (m.layer_tensor(l, {s}) == nullptr) layers.push_back(l);
+        if (layers.empty()) continue;
+        std::string where = layers.size() == 1 ? "layer " + std::to_string(layers[0]) : "layers " + std::to_string(layers.front()) + "-" + std::to_string(layers.back());
+        if (layers.size() > 1 && layers.size() != layers.back() - layers.front() + 1) where += " (" + std::to_string(layers.size()) + " of them)";
+        missing.push_back(std::string(s) + " (" + where + ")");
+    }
+    if (missing.empty()) return;
+    std::string list;
+    for (std::size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i];
+    throw io::model_file_error(m.source().location(), "the file lacks " + list + " needed by the forward pass");
+}
+
+inline void refuse_unsupported(const model::attention_model& m)
+{
+    const auto& c = m.config();
+    const auto refuse = [&](const std::string& why) { throw io::model_file_error(m.source().location(), "the forward pass does not run this model: " + why); };
+    if (m.has_qk_norm()) refuse("its attention normalises queries and keys (q_norm/k_norm), which the pass does not apply");
+    if (c.norm == io::norm_kind::rms_norm_plus_one) refuse("Gemma's scaled embeddings and extra norms are not implemented");
+    if (m.layer_tensor(0, {"mlp.gate_up_proj.weight"}) != nullptr) refuse("a fused gate_up_proj MLP is not read");
+    if (c.family == io::model_family::gpt_neox && !c.rope) refuse("a GPT-NeoX config without RoPE");
+}
+
+template <class T>
+norm_params<T> read_norm(const model::attention_model& m, const io::tensor_view& weight, const io::tensor_view* bias)
+{
+    const std::size_t D = m.config().hidden_size;
+    norm_params<T> n;
+    n.kind = m.config().norm;
+    n.eps = m.config().norm_eps;
+    n.weight = converted<T>(model::attention_model::load(weight, D));
+    if (bias) n.bias = converted<T>(model::attention_model::load(*bias, D));
+    return n;
+}
+
+/// A layer's tensor the caller has already required (require_forward_tensors).
+inline const io::tensor_view& present(const model::attention_model& m, std::size_t l, const char* suffix)
+{
+    const auto* t = m.layer_tensor(l, {suffix});
+    if (t == nullptr) throw io::model_file_error(m.source().location(), "the file lacks " + m.layer_tensor_name(l, suffix) + " needed by the forward pass");
+    return *t;
+}
+inline std::vector<double> optional_bias(const model::attention_model& m, std::size_t l, const char* suffix, std::size_t n)
+{
+    const auto* t = m.layer_tensor(l, {suffix});
+    if (t == nullptr) return {};
+    const auto v = model::attention_model::load(*t, n);
+    return {v.begin(), v.end()};
+}
+
+/// An nn.Linear [out, in] weight, or a Conv1D [in, out] one read transposed; rows x columns as used.
+template <class T>
+tensor2<T> linear(const io::tensor_view& t, std::size_t out, std::size_t in, bool conv1d)
+{
+    if (!conv1d) return converted<T>(model::attention_model::load(t, out, in));
+    return converted<T>(model::matrix(xt::transpose(model::attention_model::load(t, in, out))));
+}
+
+template <class T>
+mlp_params<T> read_mlp(const model::attention_model& m, std::size_t l)
+{
+    const auto& c = m.config();
+    const std::size_t D = c.hidden_size;
+    mlp_params<T> p;
+    const auto bias = [&](const char* suffix, std::size_t n) {
+        const auto b = optional_bias(m, l, suffix, n);
+        return std::vector<T>(b.begin(), b.end());
+    };
+    // The hidden width is read from the first projection's shape; load() checks every other shape.
+    const auto width = [&](const io::tensor_view& t, std::size_t axis) {
+        if (t.shape.size() != 2) throw io::model_file_error(t.file, t.name, "must be a matrix");
+        return t.shape[axis];
+    };
+    if (c.family != io::model_family::llama) {  // one activated projection in, one out
+        const bool gpt2 = c.family == io::model_family::gpt2;  // Conv1D [in, out]; NeoX: nn.Linear [out, in]
+        const char* in = gpt2 ? "mlp.c_fc" : "mlp.dense_h_to_4h";
+        const char* out = gpt2 ? "mlp.c_proj" : "mlp.dense_4h_to_h";
+        const auto& w_in = present(m, l, (std::string(in) + ".weight").c_str());
+        const std::size_t F = width(w_in, gpt2 ? 1 : 0);
+        p.w_in = linear<T>(w_in, F, D, gpt2), p.b_in = bias((std::string(in) + ".bias").c_str(), F);
+        p.w_out = linear<T>(present(m, l, (std::string(out) + ".weight").c_str()), D, F, gpt2), p.b_out = bias((std::string(out) + ".bias").c_str(), D);
+        return p;
+    }
+    // Llama: SwiGLU, down(silu(gate x) * up x).
+    const auto& gate = present(m, l, "mlp.gate_proj.weight");
+    const std::size_t F = width(gate, 0);
+    p.w_gate = linear<T>(gate, F, D, false);
+    p.w_in = linear<T>(present(m, l, "mlp.up_proj.weight"), F, D, false), p.b_in = bias("mlp.up_proj.bias", F);
+    p.w_out = linear<T>(present(m, l, "mlp.down_proj.weight"), D, F, false), p.b_out = bias("mlp.down_proj.bias", D);
+    if (m.layer_tensor(l, {"mlp.gate_proj.bias"}) != nullptr)
+        throw io::model_file_error(m.source().location(), m.layer_tensor_name(l, "mlp.gate_proj.bias"), "a gate bias, which the forward pass does not apply");
+    return p;
+}
+
+template <class T>
+attention_params<T> read_attention(const model::layer_weights& lw, std::size_t kv_heads)
+{
+    const std::size_t group = lw.heads.size() / kv_heads;
+    std::vector<const model::matrix*> q, k, v, o;
+    std::vector<const model::vector*> bq, bk, bv;
+    for (const auto& h : lw.heads) {
+        q.push_back(&h.w_q), bq.push_back(&h.b_q);
+        o.push_back(&h.w_o);
+        if (h.head % group == 0) k.push_back(&h.w_k), v.push_back(&h.w_v), bk.push_back(&h.b_k), bv.push_back(&h.b_v);
+    }
+    attention_params<T> a;
+    a.w_q = stacked_rows<T>(q), a.w_k = stacked_rows<T>(k), a.w_v = stacked_rows<T>(v);
+    a.b_q = stacked<T>(bq), a.b_k = stacked<T>(bk), a.b_v = stacked<T>(bv);
+    // W_o of head h is D x d: the heads sit side by side in columns.
+    const std::size_t D = o.front()->shape(0), d = o.front()->shape(1);
+    a.w_o = tensor2<T>::from_shape({D, d * o.size()});
+    for (std::size_t h = 0; h < o.size(); ++h)
+        for (std::size_t r = 0; r < D; ++r)
+            for (std::size_t i = 0; i < d; ++i) a.w_o(r, h * d + i) = static_cast<T>((*o[h])(r, i));
+    a.b_o = converted<T>(lw.b_o);
+    return a;
+}
+
+} // namespace detail
+
+/// Reads and converts every weight of the model (one layer of doubles alive at a time).
+template <class T>
+decoder_weights<T> read_decoder_weights(const model::attention_model& m)
+{
+    detail::refuse_unsupported(m);
+    detail::require_forward_tensors(m);
+    const auto& c = m.config();
+    decoder_weights<T> w;
+    w.config = c;
+    w.mlp_activation = parse_activation(c.activation);
+    const auto second_norm = [&](std::size_t l) {
+        if (c.family == io::model_family::gpt2) return detail::read_norm<T>(m, detail::present(m, l, "ln_2.weight"), m.layer_tensor(l, {"ln_2.bias"}));
+        return detail::read_norm<T>(m, detail::present(m, l, "post_attention_layernorm.weight"), m.layer_tensor(l, {"post_attention_layernorm.bias"}));
+    };
+    for (std::size_t l = 0; l < c.layers; ++l) {
+        const auto lw = m.layer(l);
+        block_params<T> b;
+        b.attention_norm = {lw.norm.kind, detail::converted<T>(lw.norm.weight), detail::converted<T>(lw.norm.bias), lw.norm.eps};
+        b.attention = detail::read_attention<T>(lw, c.kv_heads);
+        b.mlp_norm = second_norm(l);
+        b.mlp = detail::read_mlp<T>(m, l);
+        w.blocks.push_back(std::move(b));
+    }
+    const auto names = detail::needed_names(c);
+    const char* final_norm = names.global.back();
+    const std::string final_bias = std::string(final_norm).replace(std::string(final_norm).size() - 6, 6, "bias");
+    w.final_norm = detail::read_norm<T>(m, *m.global_tensor({final_norm}), m.global_tensor({final_bias.c_str()}));
+    w.embedding = detail::converted<T>(*m.embedding());
+    w.unembedding = detail::converted<T>(*m.unembedding());
+    if (c.family == io::model_family::gpt2) {
+        const auto& wpe = *m.global_tensor({"wpe.weight"});
+        if (wpe.shape.size() != 2) throw io::model_file_error(wpe.file, wpe.name, "must be a matrix [positions, D]");
+        w.positions = detail::converted<T>(model::attention_model::load(wpe, wpe.shape[0], c.hidden_size));
+    }
+    return w;
+}
+
+} // namespace qkov::forward

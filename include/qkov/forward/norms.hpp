@@ -1,0 +1,51 @@
+// The normalisation layers of the decoder stacks, row by row (one token per row), in place.
+//
+//   LayerNorm  (x - mean) / sqrt(var + eps) * w + b, var the biased variance (GPT-2, GPT-NeoX);
+//   RMSNorm    x / sqrt(mean(x^2) + eps) * w (Llama; llama2.c's rmsnorm is the same formula);
+//   RMSNorm with (1 + w) (Gemma's convention, io::norm_kind::rms_norm_plus_one).
+// The sums run in double whatever T is, so a float32 pass does not lose the mean of a wide row.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "qkov/io/model_config.hpp"
+#include "qkov/numeric/blas_products.hpp"
+
+namespace qkov::forward {
+
+template <class T>
+struct norm_params {
+    io::norm_kind kind = io::norm_kind::rms_norm;
+    std::vector<T> weight, bias;  ///< bias empty for RMSNorm, or a LayerNorm without one
+    double eps = 1e-5;
+};
+
+/// Returns the normalised copy of x (n x D).
+template <class T>
+numeric::tensor2<T> normalized(const numeric::tensor2<T>& x, const norm_params<T>& p)
+{
+    const std::size_t n = x.shape()[0], D = x.shape()[1];
+    numeric::tensor2<T> out = numeric::tensor2<T>::from_shape({n, D});
+    for (std::size_t t = 0; t < n; ++t) {
+        const T* row = x.data() + t * D;
+        T* o = out.data() + t * D;
+        double mean = 0;
+        if (p.kind == io::norm_kind::layer_norm) {
+            for (std::size_t j = 0; j < D; ++j) mean += row[j];
+            mean /= static_cast<double>(D);
+        }
+        double square = 0;
+        for (std::size_t j = 0; j < D; ++j) square += (row[j] - mean) * (row[j] - mean);
+        const double inverse = 1 / std::sqrt(square / static_cast<double>(D) + p.eps);
+        const double plus = p.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
+        for (std::size_t j = 0; j < D; ++j) {
+            const double v = (row[j] - mean) * inverse * (plus + p.weight[j]);
+            o[j] = static_cast<T>(p.bias.empty() ? v : v + p.bias[j]);
+        }
+    }
+    return out;
+}
+
+} // namespace qkov::forward

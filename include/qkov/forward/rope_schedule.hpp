@@ -1,0 +1,76 @@
+// The RoPE angles a checkpoint declares, as a run-time angle provider for numeric/rope_batch.hpp.
+//
+// theta_l = base^(-2l / rotary_dim) (the standard schedule, as circuits/rope_schedules.hpp defines
+// it for a fixed pair count), then the config's scaling:
+//   linear   theta_l / factor;
+//   llama3   Meta's blend by wavelength 2 pi / theta_l: beyond original_max / low_freq_factor the
+//            angle is divided by factor, below original_max / high_freq_factor it is kept, and in
+//            between the two are mixed with weight s = (original_max / wavelength - low) / (high - low).
+// Other scalings (dynamic, yarn, longrope, ...) change the angles with the sequence length or
+// add an attention factor; they are refused by name rather than silently run as the standard one.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <numbers>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "qkov/circuits/rope_schedules.hpp"
+#include "qkov/io/model_config.hpp"
+
+namespace qkov::forward {
+
+/// theta_l for l < rotary_dim / 2, with the config's scaling applied, in double.
+inline std::vector<double> rope_theta(const io::rope_config& rope)
+{
+    const std::size_t pairs = rope.rotary_dim / 2;
+    std::vector<double> theta(pairs);
+    for (std::size_t l = 0; l < pairs; ++l) theta[l] = std::pow(rope.base, standard_exponent<double>(l, pairs));
+    if (!rope.scaling) return theta;
+    const io::rope_scaling& s = *rope.scaling;
+    if (s.type == "linear") {
+        for (double& t : theta) t /= s.factor;
+    } else if (s.type == "llama3") {
+        if (!(s.high_freq_factor > s.low_freq_factor))
+            throw std::invalid_argument("qkov: llama3 RoPE scaling needs high_freq_factor > low_freq_factor");
+        const double low_wavelength = s.original_max_position_embeddings / s.low_freq_factor;
+        const double high_wavelength = s.original_max_position_embeddings / s.high_freq_factor;
+        for (double& t : theta) {
+            const double wavelength = 2 * std::numbers::pi / t;
+            if (wavelength > low_wavelength) t /= s.factor;
+            else if (wavelength >= high_wavelength) {
+                const double smooth = (s.original_max_position_embeddings / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+                t = (1 - smooth) * t / s.factor + smooth * t;
+            }
+        }
+    } else {
+        throw std::invalid_argument("qkov: the forward pass does not apply RoPE scaling of type '" + s.type + "' (it applies none, linear and llama3)");
+    }
+    return theta;
+}
+
+/// An angle provider over a schedule known only at run time: cos and sin of position * theta_l in T.
+template <class T>
+struct schedule_angles {
+    using scalar = T;
+    std::vector<T> theta;
+
+    [[nodiscard]] std::pair<T, T> cos_sin(std::size_t l, std::int64_t position) const
+    {
+        const T a = T(position) * theta[l];
+        return {std::cos(a), std::sin(a)};
+    }
+};
+
+template <class T>
+schedule_angles<T> rope_angles(const io::rope_config& rope)
+{
+    schedule_angles<T> angles;
+    for (const double t : rope_theta(rope)) angles.theta.push_back(static_cast<T>(t));
+    return angles;
+}
+
+} // namespace qkov::forward
