@@ -1,5 +1,5 @@
 // The pieces of the scan's position and content structure (scan/head_structure.hpp,
-// head_labels.hpp, model/residual_norm.hpp) on heads built here, whose values are known in
+// head_labels.hpp, scan_model.hpp's through_norm) on heads built here, whose values are known in
 // closed form: seed 001's previous-token head, a partial-rotary head, a head that reads nothing.
 #define BOOST_TEST_MODULE scan_structure
 #include <boost/test/unit_test.hpp>
@@ -8,7 +8,6 @@
 #include <numbers>
 #include <random>
 
-#include "qkov/model/residual_norm.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/copying_score.hpp"
@@ -135,18 +134,28 @@ BOOST_AUTO_TEST_CASE(a_head_that_reads_nothing_is_never_certified)
     BOOST_TEST(p.runner_up_fraction == 0.0);
 }
 
-BOOST_AUTO_TEST_CASE(linear_scaling_divides_the_angles_and_other_scalings_are_not_modelled)
+BOOST_AUTO_TEST_CASE(scaled_angles_and_what_the_certificate_encloses)
 {
     auto r = rope(rope_pairing::rotate_half);
-    r.scaling = io::rope_scaling{"linear", 4.0};
-    const auto theta = rope_angles<double>(r, pairs);
+    r.scaling = io::rope_scaling{};
+    r.scaling->type = "linear", r.scaling->factor = 4.0;
+    const auto theta = forward::rope_theta<double>(r);
     for (std::size_t l = 0; l < pairs; ++l) BOOST_TEST(theta[l] == theta_of(l) / 4, boost::test_tools::tolerance(1e-14));
     BOOST_TEST(angles_modelled(r));
-    r.scaling = io::rope_scaling{"llama3", 8.0};
+    // The interval angles enclose the double ones, scaled or not.
+    for (const auto& config : {rope(rope_pairing::rotate_half), r}) {
+        const auto enclosed = forward::rope_theta<interval>(config), plain = forward::rope_theta<double>(config);
+        for (std::size_t l = 0; l < pairs; ++l) BOOST_TEST((enclosed[l].lo() <= plain[l] && plain[l] <= enclosed[l].hi()));
+    }
+    // llama3's blend is applied in double but not enclosed: the certificate stays undecided.
+    r.scaling->type = "llama3", r.scaling->factor = 8.0;
+    BOOST_TEST(angles_modelled(r));
+    BOOST_CHECK_THROW(forward::rope_theta<interval>(r), std::invalid_argument);
+    const auto p = measure_offset_profile(previous_token_head(rope_pairing::rotate_half), r, unit_direction(), 64, true);
+    BOOST_REQUIRE(p.certificate.has_value());
+    BOOST_TEST(status_name(p.certificate->status) == std::string("undecided"));
+    r.scaling->type = "yarn";
     BOOST_TEST(!angles_modelled(r));
-    // The interval angles enclose the double ones.
-    const auto enclosed = rope_angles<interval>(rope(rope_pairing::rotate_half), pairs);
-    for (std::size_t l = 0; l < pairs; ++l) BOOST_TEST((enclosed[l].lo() <= theta_of(l) && theta_of(l) <= enclosed[l].hi()));
 }
 
 BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_is_missing)
@@ -205,20 +214,20 @@ BOOST_AUTO_TEST_CASE(norms_match_their_definitions)
     n.eps = 0;
     n.kind = io::norm_kind::layer_norm;
     n.bias = {0.0, 0.0, 0.0, 0.5};
-    auto y = model::apply_norm(n, x);  // mean 2.5, variance 1.25
+    auto y = through_norm(n, x);  // mean 2.5, variance 1.25
     const double s = 1 / std::sqrt(1.25);
     BOOST_TEST(y(0, 0) == -1.5 * s, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(y(0, 2) == 2 * 0.5 * s, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(y(0, 3) == 1.5 * s + 0.5, boost::test_tools::tolerance(1e-15));
     n.kind = io::norm_kind::rms_norm;
     n.bias = {};
-    y = model::apply_norm(n, x);  // mean square 7.5
+    y = through_norm(n, x);  // mean square 7.5
     BOOST_TEST(y(0, 2) == 2 * 3 / std::sqrt(7.5), boost::test_tools::tolerance(1e-15));
     n.kind = io::norm_kind::rms_norm_plus_one;
-    y = model::apply_norm(n, x);
+    y = through_norm(n, x);
     BOOST_TEST(y(0, 2) == 3 * 3 / std::sqrt(7.5), boost::test_tools::tolerance(1e-15));
     n.weight = {1.0};
-    BOOST_CHECK_THROW(model::apply_norm(n, x), std::invalid_argument);
+    BOOST_CHECK_THROW(through_norm(n, x), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(constant_reading_and_top_share)
@@ -309,7 +318,7 @@ BOOST_AUTO_TEST_CASE(biases_and_partial_rotary_reduce_to_one_form_per_offset)
     BOOST_TEST(absorbed_form_gap(h, r, x) < 1e-13);
     // Teeth: rotating keys only (queries unrotated) depends on n, not n - m; the gap is order one.
     const model::matrix q_plain = model::projected_rotated(x, h.w_q, h.b_q, std::nullopt), k_rotated = model::projected_rotated(x, h.w_k, h.b_k, r);
-    const auto theta = rope_angles<double>(r, 4);
+    const auto theta = forward::rope_theta<double>(r);
     double worst = 0;
     for (std::size_t m = 0; m < 20; ++m)
         for (std::size_t j = 0; j <= m; ++j) {

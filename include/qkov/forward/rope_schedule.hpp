@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <numbers>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,28 +24,37 @@
 
 namespace qkov::forward {
 
-/// theta_l for l < rotary_dim / 2, with the config's scaling applied, in double.
-inline std::vector<double> rope_theta(const io::rope_config& rope)
+/// theta_l for l < rotary_dim / 2, with the config's scaling applied, in T: double for the forward
+/// pass, a certified interval for the scan's offset certificates (scan/head_structure.hpp), which
+/// then enclose the angles the model uses. llama3's blend compares wavelengths, which an interval
+/// cannot decide in general: it is computed for floating-point T only.
+template <class T = double>
+std::vector<T> rope_theta(const io::rope_config& rope)
 {
+    using std::pow;
     const std::size_t pairs = rope.rotary_dim / 2;
-    std::vector<double> theta(pairs);
-    for (std::size_t l = 0; l < pairs; ++l) theta[l] = std::pow(rope.base, standard_exponent<double>(l, pairs));
+    std::vector<T> theta;
+    for (std::size_t l = 0; l < pairs; ++l) theta.push_back(pow(T(rope.base), standard_exponent<T>(l, pairs)));
     if (!rope.scaling) return theta;
     const io::rope_scaling& s = *rope.scaling;
     if (s.type == "linear") {
-        for (double& t : theta) t /= s.factor;
+        for (T& t : theta) t = t / T(s.factor);
     } else if (s.type == "llama3") {
-        if (!(s.high_freq_factor > s.low_freq_factor))
-            throw std::invalid_argument("qkov: llama3 RoPE scaling needs high_freq_factor > low_freq_factor");
-        const double low_wavelength = s.original_max_position_embeddings / s.low_freq_factor;
-        const double high_wavelength = s.original_max_position_embeddings / s.high_freq_factor;
-        for (double& t : theta) {
-            const double wavelength = 2 * std::numbers::pi / t;
-            if (wavelength > low_wavelength) t /= s.factor;
-            else if (wavelength >= high_wavelength) {
-                const double smooth = (s.original_max_position_embeddings / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
-                t = (1 - smooth) * t / s.factor + smooth * t;
+        if constexpr (std::is_floating_point_v<T>) {
+            if (!(s.high_freq_factor > s.low_freq_factor))
+                throw std::invalid_argument("qkov: llama3 RoPE scaling needs high_freq_factor > low_freq_factor");
+            const double low_wavelength = s.original_max_position_embeddings / s.low_freq_factor;
+            const double high_wavelength = s.original_max_position_embeddings / s.high_freq_factor;
+            for (T& t : theta) {
+                const double wavelength = 2 * std::numbers::pi / t;
+                if (wavelength > low_wavelength) t /= s.factor;
+                else if (wavelength >= high_wavelength) {
+                    const double smooth = (s.original_max_position_embeddings / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+                    t = (1 - smooth) * t / s.factor + smooth * t;
+                }
             }
+        } else {
+            throw std::invalid_argument("qkov: llama3 RoPE scaling's blend of angles is not enclosed in interval arithmetic");
         }
     } else {
         throw std::invalid_argument("qkov: the forward pass does not apply RoPE scaling of type '" + s.type + "' (it applies none, linear and llama3)");

@@ -32,7 +32,7 @@ inline double absorbed_form_gap(const model::head_weights& h, const io::rope_con
     const std::size_t n = x.shape()[0], d = h.w_q.shape()[0];
     const rope_layout layout{d, rope.rotary_dim, rope.pairing};
     const matrix q_rotated = model::projected_rotated(x, h.w_q, h.b_q, rope), k_rotated = model::projected_rotated(x, h.w_k, h.b_k, rope);
-    const auto theta = rope_angles<double>(rope, layout.pairs());
+    const auto theta = forward::rope_theta<double>(rope);
     std::vector<std::vector<double>> q(n), k(n);
     for (std::size_t t = 0; t < n; ++t) {
         const vector row = xt::view(x, t, xt::all());

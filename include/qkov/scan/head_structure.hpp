@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "qkov/circuits/rope_layout.hpp"
-#include "qkov/circuits/rope_schedules.hpp"
+#include "qkov/forward/rope_schedule.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/head_weights.hpp"
 #include "qkov/scalar/interval.hpp"
@@ -44,7 +44,7 @@ struct rope_structure {
     double slow_baseline = 0;    ///< the share they would hold with energy spread evenly over dimensions
     std::size_t context = 0;     ///< N of the slow-pair test and the offset profile
     std::string angles;          ///< how theta was obtained ("base 10000", "base 10000, linear scaling x4", ...)
-    bool angles_modelled = true; ///< false for a scaling type whose angles are not modelled here
+    bool angles_modelled = true; ///< false for a scaling type forward/rope_schedule.hpp does not apply
 };
 
 /// How constant the projections of the (normed) token embeddings on a direction are.
@@ -110,27 +110,19 @@ inline vector top_read_direction(const thin_qr& f)
     return u;
 }
 
-/// The angles of a model's RoPE per pair, generic over the scalar (double or a certified
-/// interval): the standard schedule (circuits/rope_schedules.hpp), divided by the factor of a
-/// linear scaling. Other scaling types change angles per pair in ways not modelled here: the
-/// caller is told through rope_structure::angles_modelled.
-template <class T>
-std::vector<T> rope_angles(const io::rope_config& rope, std::size_t pairs)
-{
-    using std::pow;
-    std::vector<T> theta;
-    const bool linear = rope.scaling && rope.scaling->type == "linear";
-    for (std::size_t l = 0; l < pairs; ++l) {
-        T t = pow(T(rope.base), standard_exponent<T>(l, pairs));
-        if (linear) t = t / T(rope.scaling->factor);
-        theta.push_back(t);
-    }
-    return theta;
-}
-
+/// Whether the scan knows the angles of this RoPE scaling (forward/rope_schedule.hpp applies none,
+/// linear and llama3); for any other type the pairs are described with the unscaled schedule and
+/// no offset label is given.
 inline bool angles_modelled(const io::rope_config& rope)
 {
-    return !rope.scaling || rope.scaling->type == "linear" || rope.scaling->type == "default" || rope.scaling->factor == 1.0;
+    return !rope.scaling || rope.scaling->type == "linear" || rope.scaling->type == "llama3";
+}
+
+/// The model's angles in double, or the unscaled schedule when its scaling is not modelled.
+inline std::vector<double> described_angles(io::rope_config rope)
+{
+    if (!angles_modelled(rope)) rope.scaling.reset();
+    return forward::rope_theta<double>(rope);
 }
 
 /// Per-pair energy, phase and slowness of a head's QK circuit (docs/SCAN-LABELS.md).
@@ -138,7 +130,7 @@ inline rope_structure measure_rope(const model::head_weights& h, const io::rope_
 {
     const std::size_t d = h.w_q.shape()[0], D = h.w_q.shape()[1];
     const rope_layout layout{d, rope.rotary_dim, rope.pairing};
-    const auto theta = rope_angles<double>(rope, layout.pairs());
+    const auto theta = described_angles(rope);
     const auto row_dot = [&](const matrix& a, std::size_t i, const matrix& b, std::size_t j) {
         double s = 0;
         for (std::size_t c = 0; c < D; ++c) s += a(i, c) * b(j, c);
@@ -219,7 +211,7 @@ inline offset_profile measure_offset_profile(const model::head_weights& h, const
     const std::size_t d = h.w_q.shape()[0];
     const rope_layout layout{d, rope.rotary_dim, rope.pairing};
     const auto q0 = project<double>(h.w_q, h.b_q, c), k0 = project<double>(h.w_k, h.b_k, c);
-    const auto theta = rope_angles<double>(rope, layout.pairs());
+    const auto theta = described_angles(rope);
     offset_profile p;
     for (std::size_t delta = 0; delta <= context; ++delta) p.score.push_back(offset_score(q0, k0, layout, theta, delta));
     double top = -INFINITY, bottom = INFINITY, runner_up = -INFINITY;
@@ -234,12 +226,18 @@ inline offset_profile measure_offset_profile(const model::head_weights& h, const
 
     // The same formula over intervals: the stored weights and c are exact doubles, every product,
     // sum, power and cosine is enclosed, so a positive lower bound is a proof for these inputs.
-    const auto qi = project<interval>(h.w_q, h.b_q, c), ki = project<interval>(h.w_k, h.b_k, c);
-    const auto theta_i = rope_angles<interval>(rope, layout.pairs());
-    const interval best = offset_score(qi, ki, layout, theta_i, p.best);
     offset_certificate cert;
     cert.offset = p.best;
     cert.last = context;
+    if (rope.scaling && rope.scaling->type != "linear") {
+        // No enclosure of these angles (llama3's blend, or a type not modelled): never 'holds'.
+        cert.margin_lower = -INFINITY, cert.margin_upper = INFINITY, cert.undecided_offsets = context;
+        p.certificate = cert;
+        return p;
+    }
+    const auto qi = project<interval>(h.w_q, h.b_q, c), ki = project<interval>(h.w_k, h.b_k, c);
+    const auto theta_i = forward::rope_theta<interval>(rope);
+    const interval best = offset_score(qi, ki, layout, theta_i, p.best);
     cert.margin_lower = INFINITY, cert.margin_upper = INFINITY;
     bool refuted = false;
     for (std::size_t delta = 0; delta <= context; ++delta) {

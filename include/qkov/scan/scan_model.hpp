@@ -18,7 +18,7 @@
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
 #include "qkov/scan/head_structure.hpp"
-#include "qkov/model/residual_norm.hpp"
+#include "qkov/forward/norms.hpp"
 
 namespace qkov::scan {
 
@@ -40,6 +40,21 @@ struct scan_result {
     std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
     label_thresholds thresholds;                      ///< as used (context resolved)
 };
+
+/// Rows of x (n x D) through a layer's norm: the forward pass's own (forward/norms.hpp), fed with
+/// the head model's norm weights.
+inline matrix through_norm(const model::norm_weights& norm, const matrix& x)
+{
+    if (norm.weight.size() != x.shape()[1])
+        throw std::invalid_argument("qkov: the norm's weight has " + std::to_string(norm.weight.size()) + " entries for residual vectors of width " +
+                                    std::to_string(x.shape()[1]));
+    forward::norm_params<double> p;
+    p.kind = norm.kind, p.eps = norm.eps;
+    p.weight.assign(norm.weight.begin(), norm.weight.end());
+    p.bias.assign(norm.bias.begin(), norm.bias.end());
+    const numeric::tensor2<double> rows = x;
+    return matrix(forward::normalized(rows, p));
+}
 
 /// Every stride-th row of the embedding, at most `limit` rows (all of them when V <= limit).
 inline matrix sample_rows(const matrix& embedding, std::size_t limit)
@@ -133,10 +148,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         matrix normed, normed_positions;
         vector constant;
         if (sample.size() != 0) {
-            normed = model::apply_norm(lw.norm, sample);
+            normed = through_norm(lw.norm, sample);
             constant = xt::mean(normed, {0});
         }
-        if (positions.size() != 0) normed_positions = model::apply_norm(lw.norm, positions);
+        if (positions.size() != 0) normed_positions = through_norm(lw.norm, positions);
         for (const auto& h : lw.heads) {
             factors.push_back(factor_head(h));
             metrics.push_back(measure_head(h, factors.back()));
