@@ -37,6 +37,7 @@ head_metrics head(std::size_t layer, std::size_t index, std::optional<double> co
     h.qk.residual = 1e-15, h.ov.residual = 3e-15;
     h.ov_identity_distance = 6.0, h.ov_identity_floor = 2.0;
     h.copying_score = copying;
+    h.centred_copying_score = copying;  // what the table and the figure show (the label's score)
     return h;
 }
 
