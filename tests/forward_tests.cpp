@@ -20,6 +20,7 @@
 #include "qkov/io/llama2c_checkpoint.hpp"
 #include "qkov/io/llama2c_tokenizer.hpp"
 #include "qkov/model/open_model.hpp"
+#include "error_text.hpp"
 #include "shared_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -28,18 +29,8 @@ using forward::token_id;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-template <class F>
-std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test::contains;
+using test::error_of;
 
 /// The attention check's input: x_i[j] = 4 sin(1.3 i + 0.7 j + 0.1 i j + 0.5), 20 positions.
 template <class T>

@@ -7,6 +7,7 @@
 //   qkov inspect     a model file's architecture, geometry and attention heads (inspect.cpp).
 //   qkov report      all of the above that makes the report, into one directory (report.cpp).
 //   qkov scan        every head's weight metrics and the composition between heads (scan.cpp).
+//   qkov detect      every head's behaviour from the model's forward pass, beside a scan (detect.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -16,6 +17,7 @@
 
 #include "audit_rope.hpp"
 #include "claims.hpp"
+#include "detect.hpp"
 #include "inspect.hpp"
 #include "report.hpp"
 #include "reproduce.hpp"
@@ -31,7 +33,7 @@ int main(int argc, char** argv)
     const std::vector<subcommand> subcommands{qkov::app::add_claims(app),  qkov::app::add_reproduce(app),
                                               qkov::app::add_validate(app), qkov::app::add_audit_rope(app),
                                               qkov::app::add_inspect(app), qkov::app::add_report(app),
-                                              qkov::app::add_scan(app)};
+                                              qkov::app::add_scan(app),     qkov::app::add_detect(app)};
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name it, and the known ones.
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {

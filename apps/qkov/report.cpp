@@ -18,6 +18,7 @@
 
 #include "claims.hpp"
 #include "reproduce.hpp"
+#include "detect.hpp"
 #include "scan.hpp"
 #include "validate.hpp"
 
@@ -119,6 +120,8 @@ int run(const report_options& o)
     for (const auto& s : report_scans(shared)) {
         scan_cli_options so;
         so.json = (o.out_dir / "scans" / (s.name + ".json")).string();
+        so.markdown = (o.out_dir / "scans" / (s.name + ".md")).string();
+        so.figures = (o.out_dir / "scans" / (s.name + "-figures")).string();
         if (s.model.empty()) so.seed_head_model = (o.out_dir / "scans" / "seed-head-model").string();
         else if (!fs::exists(s.model)) {
             // A missing model is said in the index and counted as a failed part, never skipped silently.
@@ -130,8 +133,30 @@ int run(const report_options& o)
         const int status = scan(so);
         failed_parts += status == 0 ? 0 : 1;
         scan_files.push_back(so.json);
-        scan_index += "- [scans/" + s.name + ".json](scans/" + s.name + ".json): " + (s.model.empty() ? std::string("the seed-head model") : s.model.string()) +
-                      (status == 0 ? "" : " (A STATED FACT FAILED)") + "\n";
+        scan_index += "- [scans/" + s.name + ".md](scans/" + s.name + ".md) ([JSON](scans/" + s.name + ".json)): " +
+                      (s.model.empty() ? std::string("the seed-head model") : s.model.string()) + (status == 0 ? "" : " (A STATED FACT FAILED)") + "\n";
+    }
+
+    // Behaviour beside weights: stories260K, the trained model whose whole forward pass is in the
+    // shared directory, detected and compared with its scan above.
+    std::printf("report: detection\n");
+    std::fflush(stdout);
+    std::string detect_index;
+    const fs::path stories = shared / "real_models" / "llama2c-stories260K" / "hf";
+    const fs::path stories_scan = o.out_dir / "scans" / "stories260K.json";
+    if (!fs::exists(stories) || !fs::exists(stories_scan)) {
+        std::fprintf(stderr, "report: %s or its scan not found: no detection\n", stories.c_str());
+        detect_index = "- stories260K: NOT DETECTED, " + stories.string() + " or its scan not found\n";
+        ++failed_parts;
+    } else {
+        detect_cli_options d;
+        d.path = stories.string(), d.scan = stories_scan.string();
+        d.json = (o.out_dir / "detections" / "stories260K.json").string();
+        d.markdown = (o.out_dir / "detections" / "stories260K.md").string();
+        d.figures = (o.out_dir / "detections" / "stories260K-figures").string();
+        failed_parts += detect(d) == 0 ? 0 : 1;
+        detect_index = "- [detections/stories260K.md](detections/stories260K.md) ([JSON](detections/stories260K.json)): " + stories.string() +
+                       ", beside its scan\n";
     }
 
     std::printf("report: certified values\n");
@@ -161,7 +186,8 @@ int run(const report_options& o)
                                   "- [validation.md](validation.md): high-precision residuals against their bounds "
                                   "([validation.json](validation.json))\n"
                                   "- scans of model weights (`qkov scan`; labels are hypotheses, docs/SCAN-LABELS.md):\n" +
-                                  scan_index);
+                                  scan_index +
+                                  "- head behaviour from the forward pass (`qkov detect`, docs/DETECT.md):\n" + detect_index);
     std::printf("wrote %s (%s)\n", (o.out_dir / "README.md").c_str(), failed_parts == 0 ? "every part passed" : "SOME PARTS FAILED");
     return failed_parts == 0 ? 0 : 1;
 }

@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -25,13 +24,11 @@
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
+#include "threads_option.hpp"
 
 namespace qkov::app {
 
 namespace {
-
-/// The largest --threads: the cores the system reports (1 when it cannot tell).
-int thread_cap() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 /// The figures' directory as the Markdown report at `report` links it: relative to the report's
 /// directory, with '/' separators.
@@ -150,9 +147,7 @@ nlohmann::json head_json(const scan::head_metrics& h)
 
 int scan(const scan_cli_options& o)
 {
-    if (o.threads && !numeric::set_blas_threads(*o.threads))
-        throw std::invalid_argument("qkov: --threads: the BLAS this tool is linked with is not OpenBLAS, whose thread count it sets; "
-                                    "use that BLAS's own setting (e.g. OMP_NUM_THREADS) instead");
+    apply_threads_option(o.threads);
     if (!o.markdown.empty() && std::filesystem::is_directory(o.markdown))
         throw std::invalid_argument("qkov: --markdown " + o.markdown + ": is a directory, expected a file name");
     if (!o.figures.empty() && std::filesystem::exists(o.figures) && !std::filesystem::is_directory(o.figures))
@@ -295,8 +290,7 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
-    command->add_option("--threads", options->threads, "BLAS threads, 1..the number of cores (default: the BLAS's own default)")
-        ->check(integer_in(1, thread_cap()));
+    add_threads_option(command, options->threads);
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
     return {command, [options] { return scan(*options); }};

@@ -47,6 +47,8 @@ pattern_visitor<T> keep_patterns(kept_patterns<T>& into, std::size_t layers, std
 template <class T>
 class decoder {
 public:
+    using scalar = T;
+
     /// Reads every weight the pass needs from the model, in T; a missing tensor is a model_file_error naming it.
     explicit decoder(const model::attention_model& m) : w_(read_decoder_weights<T>(m)) {}
     explicit decoder(decoder_weights<T> w) : w_(std::move(w)) {}
@@ -57,10 +59,17 @@ public:
     /// Logits (n x V) for every position of the sequence; visit sees every head's pattern.
     [[nodiscard]] tensor2<T> logits(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
     {
+        return numeric::product(normalized(residual_stream(tokens, visit), w_.final_norm), w_.unembedding, numeric::transposed::yes);
+    }
+
+    /// The residual stream after the last block (n x D), before the final norm: the whole pass
+    /// but the unembedding, for what needs only the patterns (the head detectors).
+    [[nodiscard]] tensor2<T> residual_stream(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
+    {
         tensor2<T> x = embed(tokens);
         const auto rope = rope_setting<T>(w_.config, tokens.size());
         for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, rope, visit);
-        return numeric::product(normalized(x, w_.final_norm), w_.unembedding, numeric::transposed::yes);
+        return x;
     }
 
     /// Layer l's attention block on inputs that stand in for its normed residual (positions 0 .. n - 1).

@@ -48,6 +48,7 @@ struct model_config {
     model_family family = model_family::llama;
     std::size_t hidden_size = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab_size = 0;
     std::size_t max_positions = 0;  ///< the context the model was built for; 0 when the file does not say
+    std::optional<std::size_t> bos_token_id;  ///< the token a sequence starts with, when the file names one
     bool tied_embeddings = false;
     std::optional<rope_config> rope;  ///< none for learned absolute positions (GPT-2)
     norm_kind norm = norm_kind::rms_norm;
@@ -100,6 +101,19 @@ inline double config_number(const nlohmann::json& j, std::initializer_list<const
     return x;
 }
 
+/// A token id the config names (null or absent: none); it must be an id of the vocabulary.
+inline std::optional<std::size_t> config_token(const nlohmann::json& j, const char* key, std::size_t vocabulary, const std::string& file)
+{
+    const nlohmann::json* v = config_key(j, {key});
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+        throw model_file_error(file, std::string("\"") + key + "\" is not a non-negative integer (" + v->dump() + ")");
+    const auto id = v->get<std::uint64_t>();
+    if (id >= vocabulary)
+        throw model_file_error(file, std::string("\"") + key + "\" " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabulary));
+    return static_cast<std::size_t>(id);
+}
+
 } // namespace detail
 
 inline model_config parse_model_config(const nlohmann::json& j, const std::string& file)
@@ -129,6 +143,7 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     c.kv_heads = config_size(j, file, {"num_key_value_heads"}, false, c.heads);
     c.vocab_size = config_size(j, file, {"vocab_size"});
     c.max_positions = config_size(j, file, {"max_position_embeddings", "n_positions", "n_ctx"}, false, 0);
+    c.bos_token_id = detail::config_token(j, "bos_token_id", c.vocab_size, file);
     if (config_key(j, {"head_dim"}) != nullptr) c.head_dim = config_size(j, file, {"head_dim"});
     else {
         if (c.hidden_size % c.heads != 0)

@@ -105,6 +105,11 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     c.vocab_size = embd && embd->shape.size() == 2 ? embd->shape[0] : size("vocab_size", true, 0);
     c.tied_embeddings = f.find("output.weight") == nullptr;
     c.max_positions = size("context_length", false, 0);
+    if (const auto it = meta.find("tokenizer.ggml.bos_token_id"); it != meta.end()) {
+        if (!it->second.is_number_integer() || it->second.get<std::int64_t>() < 0 || it->second.get<std::uint64_t>() >= c.vocab_size)
+            throw io::model_file_error(file, "tokenizer.ggml.bos_token_id " + it->second.dump() + " is not a token of the vocabulary of " + std::to_string(c.vocab_size));
+        c.bos_token_id = it->second.get<std::size_t>();
+    }
     io::rope_config r;
     r.pairing = arch == "llama" ? rope_pairing::interleaved : rope_pairing::rotate_half;
     r.rotary_dim = size("rope.dimension_count", false, c.head_dim);

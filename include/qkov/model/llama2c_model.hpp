@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "qkov/io/llama2c_checkpoint.hpp"
+#include "qkov/io/llama2c_tokenizer.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/attention_model.hpp"
 
@@ -21,6 +22,9 @@ inline io::model_config llama2c_config(const io::llama2c_header& h)
     c.family = io::model_family::llama;
     c.hidden_size = h.dim, c.layers = h.layers, c.heads = h.heads, c.kv_heads = h.kv_heads, c.head_dim = h.head_dim();
     c.vocab_size = h.vocab_size;
+    c.max_positions = h.seq_len;
+    // llama2.c's run.c starts every sequence with its tokenizer's BOS, token 1.
+    if (h.vocab_size > io::llama2c_tokenizer::bos) c.bos_token_id = io::llama2c_tokenizer::bos;
     c.tied_embeddings = h.shared_classifier;
     c.norm = io::norm_kind::rms_norm;
     c.norm_eps = 1e-5;

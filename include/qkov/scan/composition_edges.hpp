@@ -12,12 +12,12 @@
 #include <tuple>
 #include <vector>
 
+#include "qkov/model/head_name.hpp"
 #include "qkov/scan/composition.hpp"
 
 namespace qkov::scan {
 
-/// "L.H": how the report names a head (layer and head, 0-based).
-inline std::string head_name(std::size_t layer, std::size_t head) { return std::to_string(layer) + "." + std::to_string(head); }
+using model::head_name;
 
 struct composition_edge {
     const composition_score* pair = nullptr;

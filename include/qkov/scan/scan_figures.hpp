@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "qkov/report/heatmap.hpp"
+#include "qkov/report/layer_head_heatmap.hpp"
 #include "qkov/report/line_plot.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/scan/composition_edges.hpp"
@@ -47,19 +48,8 @@ struct scan_figure {
     std::optional<std::pair<std::size_t, std::size_t>> head{};  ///< (layer, head) of a per-head figure
 };
 
-/// A metric laid out as layers x heads, row by row; `present` is false where a head has no value.
-struct head_grid {
-    std::size_t first_layer = 0, layers = 0, heads = 0;
-    std::vector<double> values;
-    std::vector<bool> present;
-
-    [[nodiscard]] bool any() const
-    {
-        for (const bool p : present)
-            if (p) return true;
-        return false;
-    }
-};
+using report::head_grid;
+using report::index_ticks;
 
 /// The metric `value` of every head of `heads`, on the grid of the layers they span.
 inline head_grid layer_head_grid(const std::vector<head_metrics>& heads, const std::function<std::optional<double>(const head_metrics&)>& value)
@@ -78,20 +68,6 @@ inline head_grid layer_head_grid(const std::vector<head_metrics>& heads, const s
             g.values[i] = *v, g.present[i] = true;
         }
     return g;
-}
-
-/// Ticks at the indices 0, k, 2k, ... of `count` cells (k the smallest of 1, 2, 5, 10, 20, ...
-/// that keeps at most `max_labels` labels), labelled by `label`.
-inline std::vector<report::axis_tick> index_ticks(std::size_t count, std::size_t max_labels, const std::function<std::string(std::size_t)>& label)
-{
-    const auto labels = [count](std::size_t stride) { return (count + stride - 1) / stride; };
-    std::size_t stride = 1;
-    for (std::size_t decade = 1; labels(stride) > std::max<std::size_t>(max_labels, 1); decade *= 10)
-        for (const std::size_t m : {std::size_t{1}, std::size_t{2}, std::size_t{5}})
-            if (labels(stride = m * decade) <= max_labels) break;
-    std::vector<report::axis_tick> ticks;
-    for (std::size_t i = 0; i < count; i += stride) ticks.push_back({static_cast<double>(i), label(i), true});
-    return ticks;
 }
 
 /// The heads of a scan in its order (layer, then head), as positions along a composition axis.
@@ -145,14 +121,11 @@ inline std::optional<scan_figure> draw_grid(const std::vector<head_metrics>& hea
     const auto g = layer_head_grid(heads, f.value);
     if (!g.any()) return std::nullopt;
     report::heatmap_options o;
-    o.title = f.title, o.colour_label = f.colour_label, o.x_label = "head", o.y_label = "layer";
+    o.title = f.title, o.colour_label = f.colour_label;
     o.colour_scale = f.scale, o.colour_min = f.colour_min, o.colour_max = f.colour_max;
     // A log colour bar labels powers of ten only: within one decade it would show no number.
     if (f.scale == report::scale_kind::log10 && !spans_a_decade(g.values, g.present)) o.colour_scale = report::scale_kind::linear;
-    o.masked = [&g](std::size_t r, std::size_t c) { return !g.present[r * g.heads + c]; };
-    o.row_ticks = index_ticks(g.layers, 12, [&g](std::size_t i) { return std::to_string(g.first_layer + i); });
-    o.column_ticks = index_ticks(g.heads, 12, [](std::size_t i) { return std::to_string(i); });
-    report::heatmap(g.layers, g.heads, g.values, std::move(o)).save(dir / f.file);
+    report::save_layer_head_heatmap(g, std::move(o), dir / f.file);
     return scan_figure{f.file, f.title, figure_topic::heads};
 }
 
