@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: check_scan_report.sh REPORT.md MIN_FIGURES
+# Usage: check_report_figures.sh REPORT.md MIN_FIGURES
 # Passes when the Markdown report links at least MIN_FIGURES images and every linked file, taken
 # relative to the report's directory, exists, is not empty and starts with the PNG signature.
 report=$1
