@@ -31,5 +31,5 @@ ctest --preset asan -j "$jobs"
 stage "sanitizer tests"
 
 # Every reader of untrusted bytes under libFuzzer (ASan + UBSan): each harness for a bounded time.
-sh fuzz/run.sh 60 build/fuzz
+sh fuzz/run.sh 30 build/fuzz
 stage "fuzzing"
