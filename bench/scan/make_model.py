@@ -11,10 +11,10 @@ About 270 MB (wte is 154 MB of it). Tensors are generated and written one at a t
 """
 import json
 import os
-import struct
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from safetensors_writer import initial_weights, write_safetensors  # noqa: E402 (bench/, shared with bench/forward)
 
 LAYERS, HEADS, WIDTH, VOCABULARY, POSITIONS = 12, 12, 768, 50257, 1024
 
@@ -39,23 +39,9 @@ def main():
     directory = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) == 3 else 0
     os.makedirs(directory, exist_ok=True)
-    header, offset = {}, 0
-    for name, shape, _ in tensors():
-        size = 4 * int(np.prod(shape))
-        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + size]}
-        offset += size
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
-    rng = np.random.default_rng(seed)
-    with open(os.path.join(directory, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for _, shape, kind in tensors():
-            if kind == "normal":
-                values = rng.standard_normal(shape, dtype=np.float32) * np.float32(0.02)
-            else:
-                values = np.full(shape, 1.0 if kind == "ones" else 0.0, dtype=np.float32)
-            f.write(values.astype("<f4").tobytes())
+    entries = [(name, shape) for name, shape, _ in tensors()]
+    kinds = {name: kind for name, _, kind in tensors()}
+    write_safetensors(os.path.join(directory, "model.safetensors"), entries, initial_weights(seed, kinds))
     config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": WIDTH, "n_head": HEADS, "n_layer": LAYERS,
               "n_positions": POSITIONS, "n_ctx": POSITIONS, "vocab_size": VOCABULARY, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True}
     with open(os.path.join(directory, "config.json"), "w") as f:
