@@ -5,6 +5,7 @@ range in the data), padded with spaces so the data starts 8-byte aligned, then e
 little-endian float32 bytes in header order. Only float32 is written.
 """
 import json
+import os
 import struct
 
 import numpy as np
@@ -44,3 +45,19 @@ def initial_weights(seed, kinds):
         raise ValueError(f"{name}: unknown initialisation '{kind}'")
 
     return values
+
+
+def write_generated_model(arguments, usage, tensors, config):
+    """The generators' command line, DIR [SEED] (default seed 0): writes DIR/model.safetensors from
+    tensors() ((name, shape, kind) in file order, drawn by initial_weights) and DIR/config.json
+    (config). usage is the message for a wrong command line."""
+    if len(arguments) not in (1, 2):
+        raise SystemExit(usage)
+    directory = arguments[0]
+    seed = int(arguments[1]) if len(arguments) == 2 else 0
+    os.makedirs(directory, exist_ok=True)
+    entries = [(name, shape) for name, shape, _ in tensors()]
+    kinds = {name: kind for name, _, kind in tensors()}
+    write_safetensors(os.path.join(directory, "model.safetensors"), entries, initial_weights(seed, kinds))
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(config, f, indent=1)

@@ -9,12 +9,11 @@ SEED (default 0), biases 0 and layer-norm gains 1 as GPT-2 starts training; the 
 (no lm_head), so the copying score reads W_E^T W_E. No MLP: the scan reads attention only.
 About 270 MB (wte is 154 MB of it). Tensors are generated and written one at a time.
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from safetensors_writer import initial_weights, write_safetensors  # noqa: E402 (bench/, shared with bench/forward)
+from safetensors_writer import write_generated_model  # noqa: E402 (bench/, shared with bench/forward)
 
 LAYERS, HEADS, WIDTH, VOCABULARY, POSITIONS = 12, 12, 768, 50257, 1024
 
@@ -34,18 +33,9 @@ def tensors():
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        raise SystemExit(__doc__.split("\n\n")[1])
-    directory = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) == 3 else 0
-    os.makedirs(directory, exist_ok=True)
-    entries = [(name, shape) for name, shape, _ in tensors()]
-    kinds = {name: kind for name, _, kind in tensors()}
-    write_safetensors(os.path.join(directory, "model.safetensors"), entries, initial_weights(seed, kinds))
     config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": WIDTH, "n_head": HEADS, "n_layer": LAYERS,
               "n_positions": POSITIONS, "n_ctx": POSITIONS, "vocab_size": VOCABULARY, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True}
-    with open(os.path.join(directory, "config.json"), "w") as f:
-        json.dump(config, f, indent=1)
+    write_generated_model(sys.argv[1:], __doc__.split("\n\n")[1], tensors, config)
 
 
 if __name__ == "__main__":
