@@ -85,13 +85,17 @@ def checksum_lines(logits):
     w = ((31 t + 17 j) % 101 - 50) / 50 at position t, entry j), the root mean square; then the
     single logits at positions 0, N/2, N - 1 and entries 0, 4099, 8198, ... (every 4099th)."""
     n, V = logits.shape
-    x = logits.astype(np.float64)
-    weight = ((31 * np.arange(n)[:, None] + 17 * np.arange(V)[None, :]) % 101 - 50) / 50
-    values = {"sum": x.sum(), "abs_sum": np.abs(x).sum(), "sum_squares": (x * x).sum(), "weighted": (x * weight).sum(),
-              "abs_weighted": np.abs(x * weight).sum(), "rms": math.sqrt((x * x).mean())}
+    sums = np.zeros(5)  # sum, sum |x|, sum x^2, sum x w, sum |x w|
+    for first in range(0, n, 64):  # 64 rows at a time, so the float64 copies stay small next to the logits
+        x = logits[first:first + 64].astype(np.float64)
+        weight = ((31 * np.arange(first, first + len(x))[:, None] + 17 * np.arange(V)[None, :]) % 101 - 50) / 50
+        xw = x * weight
+        sums += [x.sum(), np.abs(x).sum(), (x * x).sum(), xw.sum(), np.abs(xw).sum()]
+    values = dict(zip(("sum", "abs_sum", "sum_squares", "weighted", "abs_weighted"), sums))
+    values["rms"] = math.sqrt(sums[2] / (n * V))
     for row in sorted({0, n // 2, n - 1}):
         for column in range(0, V, 4099):
-            values[f"logit_{row}_{column}"] = x[row, column]
+            values[f"logit_{row}_{column}"] = float(logits[row, column])
     return [f"shape {n} {V}"] + [f"{name} {value:.9e}" for name, value in values.items()]
 
 
