@@ -48,21 +48,7 @@ bash bench/build.sh bench_qkov_forward
 qkov=${BENCH_BUILD_DIR:-build/bench}/bench/forward/qkov_forward
 echo "bench: writing the GPT-2-small-shaped model into $tmp/model" >&2
 "$python" bench/forward/make_model.py "$tmp/model" 0
-median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
-# run NAME COMMAND...: appends "NAME wall_s peak_kib cpu_s own_s" to $tmp/all (own_s: the program's stdout)
-run() {
-  local name=$1
-  shift
-  local start end out
-  start=$(date +%s.%N)
-  out=$(/usr/bin/time -f "%M %U %S" -o "$tmp/time" "$@" 2> "$tmp/err") || {
-    echo "bench: $name failed:" >&2
-    tail -5 "$tmp/err" >&2
-    exit 1
-  }
-  end=$(date +%s.%N)
-  echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.4f", b - a}') $(tail -1 "$tmp/time" | awk '{printf "%s %.2f", $1, $2 + $3}') $out" >> "$tmp/all"
-}
+. bench/timing.sh  # median, timed_run
 echo "load: $(uptime)"
 echo "REPS=$reps, N=$n; numpy $("$python" -c 'import numpy; print(numpy.__version__)'); $(nproc) cores"
 {
@@ -76,9 +62,9 @@ for t in $threads; do
   : > "$tmp/all"
   for ((r = 0; r < reps; ++r)); do
     echo "threads $t: rep $((r + 1))/$reps" >&2
-    run qkov "${pin[@]}" "$qkov" "$tmp/model" "$n" --checksum "$tmp/qkov.sum"
-    run qkov+detect "${pin[@]}" "$qkov" "$tmp/model" "$n" --detect --checksum "$tmp/detect.sum"
-    run numpy "${pin[@]}" "$python" bench/forward/numpy_forward.py --checksum "$tmp/numpy.sum" "$tmp/model" "$n"
+    timed_run "$tmp/all" "$tmp/err" qkov "${pin[@]}" "$qkov" "$tmp/model" "$n" --checksum "$tmp/qkov.sum"
+    timed_run "$tmp/all" "$tmp/err" qkov+detect "${pin[@]}" "$qkov" "$tmp/model" "$n" --detect --checksum "$tmp/detect.sum"
+    timed_run "$tmp/all" "$tmp/err" numpy "${pin[@]}" "$python" bench/forward/numpy_forward.py --checksum "$tmp/numpy.sum" "$tmp/model" "$n"
     for side in qkov detect; do
       "$python" bench/forward/numpy_forward.py --compare "$tmp/$side.sum" "$tmp/numpy.sum" > "$tmp/agreement-$t-$side"
     done
