@@ -100,10 +100,11 @@ private:
     {
         tensor2<T> hidden = detail::affine(x, p.w_in, p.b_in);
         if (p.w_gate.size() != 0) {  // SwiGLU: act(gate x) * (up x)
-            const tensor2<T> gate = numeric::product(x, p.w_gate, numeric::transposed::yes);
-            for (std::size_t i = 0; i < hidden.size(); ++i) hidden.data()[i] *= activate(w_.mlp_activation, gate.data()[i]);
+            tensor2<T> gate = numeric::product(x, p.w_gate, numeric::transposed::yes);
+            activate_in_place(w_.mlp_activation, gate.data(), gate.size());
+            for (std::size_t i = 0; i < hidden.size(); ++i) hidden.data()[i] *= gate.data()[i];
         } else {
-            for (std::size_t i = 0; i < hidden.size(); ++i) hidden.data()[i] = activate(w_.mlp_activation, hidden.data()[i]);
+            activate_in_place(w_.mlp_activation, hidden.data(), hidden.size());
         }
         return detail::affine(hidden, p.w_out, p.b_out);
     }
