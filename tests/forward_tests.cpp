@@ -185,6 +185,19 @@ BOOST_AUTO_TEST_CASE(fixture_logits_match_an_independent_reference)
         }
 }
 
+// A tied unembedding is the embedding itself, not a second copy; an untied one is its own matrix.
+BOOST_AUTO_TEST_CASE(tied_unembedding_is_not_copied)
+{
+    const auto gpt2 = test::shared_dir_or_skip("fixtures/models/gpt2"), llama = test::shared_dir_or_skip("fixtures/models/llama");
+    if (gpt2.empty() || llama.empty()) return;
+    const forward::decoder<float> tied(model::open_model(gpt2)), untied(model::open_model(llama));
+    BOOST_TEST(tied.weights().unembedding.size() == 0u);
+    BOOST_TEST(&tied.weights().output_embedding() == &tied.weights().embedding);
+    BOOST_TEST(untied.weights().unembedding.size() == untied.weights().embedding.size());
+    BOOST_TEST(&untied.weights().output_embedding() == &untied.weights().unembedding);
+    BOOST_TEST(untied.weights().output_embedding() != untied.weights().embedding);  // llama's lm_head differs from its embedding
+}
+
 BOOST_AUTO_TEST_CASE(stories260k_decodes_the_published_text_from_each_file)
 {
     for (const char* file : {"hf", "stories260K.gguf", "stories260K.bin"}) {

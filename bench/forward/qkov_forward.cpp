@@ -88,8 +88,8 @@ int main(int argc, char** argv)
     try {
         qkov::model::reuse_freed_layer_memory();  // as qkov inspect does: layers are read one at a time
         const std::size_t n = parse_count(positional[1].c_str());
-        const auto model = qkov::model::open_model(positional[0]);
-        const qkov::forward::decoder<float> pass(model);
+        // The opened file (mapped) is released once the decoder holds its float32 copy of the weights.
+        const auto pass = [&] { return qkov::forward::decoder<float>(qkov::model::open_model(positional[0])); }();
         const std::size_t V = pass.weights().embedding.shape()[0];
         std::vector<token_id> tokens(n);
         for (std::size_t i = 0; i < n; ++i) tokens[i] = static_cast<token_id>((i * token_stride) % V);

@@ -64,8 +64,12 @@ struct decoder_weights {
     std::vector<block_params<T>> blocks;
     norm_params<T> final_norm;
     tensor2<T> embedding;    ///< V x D
-    tensor2<T> unembedding;  ///< V x D (logits = U x)
+    tensor2<T> unembedding;  ///< V x D (logits = U x), or empty when tied to the embedding
     tensor2<T> positions;    ///< P x D learned positions (GPT-2), or empty
+
+    /// U of logits = U x: the unembedding, or the embedding it is tied to (one copy, not two:
+    /// GPT-2 small's is 154 MB in float32).
+    [[nodiscard]] const tensor2<T>& output_embedding() const { return unembedding.size() != 0 ? unembedding : embedding; }
 };
 
 namespace detail {
@@ -293,7 +297,7 @@ decoder_weights<T> read_decoder_weights(const model::attention_model& m)
     const std::string final_bias = std::string(final_norm).replace(std::string(final_norm).size() - 6, 6, "bias");
     w.final_norm = detail::read_norm<T>(m, *m.global_tensor({final_norm}), m.global_tensor({final_bias.c_str()}));
     w.embedding = detail::converted<T>(*m.embedding());
-    w.unembedding = detail::converted<T>(*m.unembedding());
+    if (m.unembedding_status() == "present") w.unembedding = detail::converted<T>(*m.unembedding());
     if (c.family == io::model_family::gpt2) {
         const auto& wpe = *m.global_tensor({"wpe.weight"});
         if (wpe.shape.size() != 2) throw io::model_file_error(wpe.file, wpe.name, "must be a matrix [positions, D]");

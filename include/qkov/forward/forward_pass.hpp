@@ -60,7 +60,7 @@ public:
         tensor2<T> x = embed(tokens);
         const auto rope = rope_setting<T>(w_.config, tokens.size());
         for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, rope, visit);
-        return numeric::product(normalized(x, w_.final_norm), w_.unembedding, numeric::transposed::yes);
+        return numeric::product(normalized(x, w_.final_norm), w_.output_embedding(), numeric::transposed::yes);
     }
 
     /// Layer l's attention block on inputs that stand in for its normed residual (positions 0 .. n - 1).
