@@ -140,7 +140,10 @@ def main(arguments):
         checksum, arguments = arguments[1], arguments[2:]
     if len(arguments) != 2:
         raise SystemExit(__doc__.split("\n\n")[1])
-    directory, n = arguments[0], int(arguments[1])
+    directory = arguments[0]
+    if not arguments[1].isdigit():
+        raise SystemExit(f"numpy_forward: N must be a positive token count, not '{arguments[1]}'")
+    n = int(arguments[1])
     with open(os.path.join(directory, "config.json")) as f:
         config = json.load(f)
     weights = read_safetensors(os.path.join(directory, "model.safetensors"))
