@@ -474,6 +474,15 @@ BOOST_AUTO_TEST_CASE(detectors_score_hand_built_heads)
     const auto induction = forward::detect(one_hot_pattern(7, [](std::size_t i) { return i >= 4 ? i - 2 : 0; }), tokens);
     BOOST_TEST(induction.induction == 3.0 / 7, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(induction.duplicate_token == 0.0);
+    // A token three times, each row attending uniformly to what it sees: row 1 has one earlier
+    // copy (key 0, next key 1), row 2 two (keys 0 and 1, next keys 1 and 2); sum(A) = 3.
+    forward::tensor2<double> uniform = xt::zeros<double>({3, 3});
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j <= i; ++j) uniform(i, j) = 1.0 / double(i + 1);
+    const auto repeated = forward::detect(uniform, std::vector<token_id>{4, 4, 4});
+    BOOST_TEST(repeated.duplicate_token == (1.0 / 2 + 2.0 / 3) / 3, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(repeated.induction == (1.0 / 2 + 2.0 / 3) / 3, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(repeated.previous_token == (1.0 / 2 + 1.0 / 3) / 3, boost::test_tools::tolerance(1e-15));
     const std::vector<token_id> shorter{1, 5};
     BOOST_TEST(contains(error_of([&] { (void)forward::detect(one_hot_pattern(7, [](std::size_t) { return 0; }), shorter); }), "n x n pattern for n = 2"));
 }
@@ -491,7 +500,15 @@ BOOST_AUTO_TEST_CASE(stories260k_has_previous_token_heads_and_no_induction_head)
     for (token_id t : {300, 41, 77, 412, 150, 9, 260, 333, 98, 201, 57, 480, 122, 19, 365, 240, 88, 171, 450, 63}) tokens.push_back(t);
     for (std::size_t i = 1; i <= 20; ++i) tokens.push_back(tokens[i]);
     std::vector<std::vector<forward::head_scores>> scores;
-    (void)pass.logits(tokens, forward::score_heads<float>(scores, tokens, model.config().layers, model.config().heads));
+    const auto visit = forward::score_heads<float>(scores, tokens, model.config().layers, model.config().heads);
+    std::size_t agreeing = 0;  // the visitor's scores (earlier copies found once) equal detect's on the same pattern
+    (void)pass.logits(tokens, [&](std::size_t l, std::size_t h, const forward::tensor2<float>& p) {
+        visit(l, h, p);
+        const auto alone = forward::detect(p, tokens);
+        agreeing += scores[l][h].previous_token == alone.previous_token && scores[l][h].duplicate_token == alone.duplicate_token &&
+                    scores[l][h].induction == alone.induction;
+    });
+    BOOST_TEST(agreeing == model.config().layers * model.config().heads);
     BOOST_TEST(scores[1][3].previous_token > 0.6);
     BOOST_TEST(scores[3][6].previous_token > 0.6);
     for (const auto& layer : scores)
