@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,19 @@ BOOST_AUTO_TEST_CASE(fixture_logits_match_an_independent_reference)
         }
 }
 
+// A tied unembedding is the embedding itself, not a second copy; an untied one is its own matrix.
+BOOST_AUTO_TEST_CASE(tied_unembedding_is_not_copied)
+{
+    const auto gpt2 = test::shared_dir_or_skip("fixtures/models/gpt2"), llama = test::shared_dir_or_skip("fixtures/models/llama");
+    if (gpt2.empty() || llama.empty()) return;
+    const forward::decoder<float> tied(model::open_model(gpt2)), untied(model::open_model(llama));
+    BOOST_TEST(tied.weights().unembedding.size() == 0u);
+    BOOST_TEST(&tied.weights().output_embedding() == &tied.weights().embedding);
+    BOOST_TEST(untied.weights().unembedding.size() == untied.weights().embedding.size());
+    BOOST_TEST(&untied.weights().output_embedding() == &untied.weights().unembedding);
+    BOOST_TEST(untied.weights().output_embedding() != untied.weights().embedding);  // llama's lm_head differs from its embedding
+}
+
 BOOST_AUTO_TEST_CASE(stories260k_decodes_the_published_text_from_each_file)
 {
     for (const char* file : {"hf", "stories260K.gguf", "stories260K.bin"}) {
@@ -296,6 +310,42 @@ BOOST_AUTO_TEST_CASE(unknown_activation_is_refused)
     BOOST_TEST(forward::activate(forward::activation::gelu_tanh, 1.0) == 0.8411919906082768, boost::test_tools::tolerance(1e-15));
 }
 
+namespace {
+/// The largest difference between activate_in_place and activate over 2,500 values (two whole
+/// chunks, a partial one and a tail shorter than a vector) from -300 to 300, in units of
+/// epsilon * max(1, |x|): the formula's own rounding error grows with |x| where tanh nears -1.
+template <class T>
+double in_place_activation_error(forward::activation a)
+{
+    std::vector<T> x(2500);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(300 * std::sinh(std::sin(0.37 * double(i)) * 6.5) / std::sinh(6.5));
+    x[0] = T(0), x[1] = -T(0), x[2] = T(1e-30), x[3] = T(-1000), x[4] = T(1000);
+    std::vector<T> y = x;
+    forward::activate_in_place(a, y.data(), y.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double expected = forward::activate(a, x[i]);
+        worst = std::max(worst, std::abs(double(y[i]) - expected) / (std::numeric_limits<T>::epsilon() * std::max(1.0, std::abs(double(x[i])))));
+    }
+    BOOST_TEST(y[3] == T(0));  // gelu and silu of -1000: 0 (exp overflows, x / inf)
+    BOOST_TEST(y[4] == T(1000));
+    T nan = std::numeric_limits<T>::quiet_NaN();
+    forward::activate_in_place(a, &nan, 1);
+    BOOST_TEST(std::isnan(nan));
+    return worst;
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(activations_in_place_match_the_formula)
+{
+    for (const auto a : {forward::activation::gelu_tanh, forward::activation::silu, forward::activation::gelu_erf})
+        BOOST_TEST_CONTEXT("activation " << int(a))
+        {
+            BOOST_TEST(in_place_activation_error<float>(a) < 8);
+            BOOST_TEST(in_place_activation_error<double>(a) < 8);
+        }
+}
+
 // dim 8, hidden 4, 1 layer, 2 heads of 4, 1 kv head, vocabulary 3, seq_len 2: embedding 24, rms_att 8,
 // wq 64, wk 32, wv 32, wo 64, rms_ffn 8, w1 + w2 + w3 96, rms_final 8, freq_cis 8: 344 floats.
 const std::vector<std::int32_t> small_header{8, 4, 1, 2, 1, 3, 2};
@@ -415,6 +465,15 @@ BOOST_AUTO_TEST_CASE(detectors_score_hand_built_heads)
     const auto induction = forward::detect(one_hot_pattern(7, [](std::size_t i) { return i >= 4 ? i - 2 : 0; }), tokens);
     BOOST_TEST(induction.induction == 3.0 / 7, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(induction.duplicate_token == 0.0);
+    // A token three times, each row attending uniformly to what it sees: row 1 has one earlier
+    // copy (key 0, next key 1), row 2 two (keys 0 and 1, next keys 1 and 2); sum(A) = 3.
+    forward::tensor2<double> uniform = xt::zeros<double>({3, 3});
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j <= i; ++j) uniform(i, j) = 1.0 / double(i + 1);
+    const auto repeated = forward::detect(uniform, std::vector<token_id>{4, 4, 4});
+    BOOST_TEST(repeated.duplicate_token == (1.0 / 2 + 2.0 / 3) / 3, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(repeated.induction == (1.0 / 2 + 2.0 / 3) / 3, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(repeated.previous_token == (1.0 / 2 + 1.0 / 3) / 3, boost::test_tools::tolerance(1e-15));
     const std::vector<token_id> shorter{1, 5};
     BOOST_TEST(contains(error_of([&] { (void)forward::detect(one_hot_pattern(7, [](std::size_t) { return 0; }), shorter); }), "n x n pattern for n = 2"));
 }
@@ -432,7 +491,15 @@ BOOST_AUTO_TEST_CASE(stories260k_has_previous_token_heads_and_no_induction_head)
     for (token_id t : {300, 41, 77, 412, 150, 9, 260, 333, 98, 201, 57, 480, 122, 19, 365, 240, 88, 171, 450, 63}) tokens.push_back(t);
     for (std::size_t i = 1; i <= 20; ++i) tokens.push_back(tokens[i]);
     std::vector<std::vector<forward::head_scores>> scores;
-    (void)pass.logits(tokens, forward::score_heads<float>(scores, tokens, model.config().layers, model.config().heads));
+    const auto visit = forward::score_heads<float>(scores, tokens, model.config().layers, model.config().heads);
+    std::size_t agreeing = 0;  // the visitor's scores (earlier copies found once) equal detect's on the same pattern
+    (void)pass.logits(tokens, [&](std::size_t l, std::size_t h, const forward::tensor2<float>& p) {
+        visit(l, h, p);
+        const auto alone = forward::detect(p, tokens);
+        agreeing += scores[l][h].previous_token == alone.previous_token && scores[l][h].duplicate_token == alone.duplicate_token &&
+                    scores[l][h].induction == alone.induction;
+    });
+    BOOST_TEST(agreeing == model.config().layers * model.config().heads);
     BOOST_TEST(scores[1][3].previous_token > 0.6);
     BOOST_TEST(scores[3][6].previous_token > 0.6);
     for (const auto& layer : scores)

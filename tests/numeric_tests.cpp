@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE qkov numeric
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -526,6 +527,39 @@ BOOST_AUTO_TEST_CASE(validate_row_split_products_against_a_naive_loop)
             BOOST_TEST(std::abs(ld(abt(i, j)) - sum_t) <= 1e-14L * magnitude_t);
             BOOST_TEST(std::abs(ld(ab(i, j)) - sum) <= 1e-14L * magnitude);
         }
+}
+
+BOOST_AUTO_TEST_CASE(product_into_writes_its_columns_only)
+{
+    // 301 x 9 times 9 x 6 into columns 4 .. 9 of a 301 x 13 matrix filled with 7: those columns
+    // equal the naive long double product (same bound as above), the others keep their 7.
+    const tensor2<double> a = random_tensor<double>(301, 9, 44), b = random_tensor<double>(9, 6, 45);
+    tensor2<double> c = tensor2<double>::from_shape({301, 13});
+    std::fill(c.begin(), c.end(), 7.0);
+    product_into(a, b, transposed::no, c, 4);
+    for (std::size_t i = 0; i < 301; ++i)
+        for (std::size_t j = 0; j < 13; ++j) {
+            if (j < 4 || j >= 10) {
+                BOOST_TEST(c(i, j) == 7.0);
+                continue;
+            }
+            ld sum = 0, magnitude = 0;
+            for (std::size_t k = 0; k < 9; ++k) sum += ld(a(i, k)) * ld(b(k, j - 4)), magnitude += std::abs(ld(a(i, k)) * ld(b(k, j - 4)));
+            BOOST_TEST(std::abs(ld(c(i, j)) - sum) <= 1e-14L * magnitude);
+        }
+    tensor2<double> short_c = tensor2<double>::from_shape({300, 13}), narrow_c = tensor2<double>::from_shape({301, 9});
+    const auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    const std::string rows = message([&] { product_into(a, b, transposed::no, short_c, 0); });
+    BOOST_TEST(rows.find("must have the left factor's 301 rows") != std::string::npos, rows);
+    const std::string columns = message([&] { product_into(a, b, transposed::no, narrow_c, 4); });
+    BOOST_TEST(columns.find("too small for the block") != std::string::npos, columns);
 }
 
 BOOST_AUTO_TEST_CASE(single_threaded_blas_sets_one_thread_and_restores_the_count)

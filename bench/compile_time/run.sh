@@ -28,7 +28,7 @@ for n in $sizes; do
     done
   done
 done
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+. bench/timing.sh  # median
 printf '| N | integer | median seconds | median peak MB | vs int128 |\n| --- | --- | --- | --- | --- |\n'
 for n in $sizes; do
   base=$(awk -v n=$n '$1==n && $2==2 && $3!="overflow" {print $3}' "$tmp/all" | median)

@@ -37,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Built by CMake with qkov's flags (bench/models/CMakeLists.txt).
 bash bench/build.sh bench_qkov_extract
 extract=${BENCH_BUILD_DIR:-build/bench}/bench/models/qkov_extract
-median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
+. bench/timing.sh  # median
 # run NAME COMMAND...: appends "NAME wall_s peak_kib [stdout of the program]" to $tmp/all
 run() {
   local name=$1

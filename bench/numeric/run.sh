@@ -23,7 +23,7 @@ tokens=${N:-1000}
 # Built by CMake with qkov's flags and the BLAS/LAPACK qkov::numeric links (bench/numeric/CMakeLists.txt).
 bash bench/build.sh bench_qkov_r6 bench_qkov_r10
 bin=${BENCH_BUILD_DIR:-build/bench}/bench/numeric
-median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
+. bench/timing.sh  # median
 for ((r = 0; r < reps; ++r)); do
   for dtype in f64 f32; do
     echo "R6 L=$length $dtype rep $((r + 1))/$reps" >&2

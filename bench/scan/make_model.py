@@ -9,12 +9,11 @@ SEED (default 0), biases 0 and layer-norm gains 1 as GPT-2 starts training; the 
 (no lm_head), so the copying score reads W_E^T W_E. No MLP: the scan reads attention only.
 About 270 MB (wte is 154 MB of it). Tensors are generated and written one at a time.
 """
-import json
 import os
-import struct
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from safetensors_writer import write_generated_model  # noqa: E402 (bench/, shared with bench/forward)
 
 LAYERS, HEADS, WIDTH, VOCABULARY, POSITIONS = 12, 12, 768, 50257, 1024
 
@@ -34,32 +33,9 @@ def tensors():
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        raise SystemExit(__doc__.split("\n\n")[1])
-    directory = sys.argv[1]
-    seed = int(sys.argv[2]) if len(sys.argv) == 3 else 0
-    os.makedirs(directory, exist_ok=True)
-    header, offset = {}, 0
-    for name, shape, _ in tensors():
-        size = 4 * int(np.prod(shape))
-        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + size]}
-        offset += size
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
-    rng = np.random.default_rng(seed)
-    with open(os.path.join(directory, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for _, shape, kind in tensors():
-            if kind == "normal":
-                values = rng.standard_normal(shape, dtype=np.float32) * np.float32(0.02)
-            else:
-                values = np.full(shape, 1.0 if kind == "ones" else 0.0, dtype=np.float32)
-            f.write(values.astype("<f4").tobytes())
     config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": WIDTH, "n_head": HEADS, "n_layer": LAYERS,
               "n_positions": POSITIONS, "n_ctx": POSITIONS, "vocab_size": VOCABULARY, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True}
-    with open(os.path.join(directory, "config.json"), "w") as f:
-        json.dump(config, f, indent=1)
+    write_generated_model(sys.argv[1:], __doc__.split("\n\n")[1], tensors, config)
 
 
 if __name__ == "__main__":

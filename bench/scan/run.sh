@@ -53,21 +53,7 @@ if ((free_kib < need_kib)); then
 fi
 echo "bench: writing the GPT-2-small-shaped model with embeddings into $tmp/generated ($((free_kib / 1024)) MiB free)" >&2
 "$python" bench/scan/make_model.py "$tmp/generated" 0
-median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
-# run NAME COMMAND...: appends "NAME wall_s peak_kib cpu_s [stdout of the program]" to $tmp/all
-run() {
-  local name=$1
-  shift
-  local start end out
-  start=$(date +%s.%N)
-  out=$(/usr/bin/time -f "%M %U %S" -o "$tmp/time" "$@") || {
-    echo "bench: $name failed:" >&2
-    [[ $name == qkov ]] && tail -5 "$tmp/qkov.err" >&2
-    exit 1
-  }
-  end=$(date +%s.%N)
-  echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.4f", b - a}') $(tail -1 "$tmp/time" | awk '{printf "%s %.2f", $1, $2 + $3}') $out" >> "$tmp/all"
-}
+. bench/timing.sh  # median, timed_run
 models=("gpt2-attention $real $real/gpt2_small_attention_only.safetensors 0"
         "generated $tmp/generated $tmp/generated/model.safetensors 50257")
 # FLOPs of the dominant products for 12 layers of 12 heads, D = Hd = 768.
@@ -88,8 +74,8 @@ for t in $threads; do
     : > "$tmp/all"
     for ((r = 0; r < reps; ++r)); do
       echo "threads $t, $label: rep $((r + 1))/$reps" >&2
-      run qkov sh -c 'exec "$0" scan "$1" --json "$2" > /dev/null 2> "$3"' "$qkov" "$dir" "$tmp/qkov.json" "$tmp/qkov.err"  # exec: time sees qkov itself
-      run numpy "$python" bench/scan/numpy_scan.py "$file" "$tmp/numpy.json"
+      timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" > /dev/null' "$qkov" "$dir" "$tmp/qkov.json"  # exec: time sees qkov itself
+      timed_run "$tmp/all" "$tmp/numpy.err" numpy "$python" bench/scan/numpy_scan.py "$file" "$tmp/numpy.json"
       "$python" bench/scan/numpy_scan.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/compare-$label"
     done
     limit=$(awk -v c="$composition_flop" -v v="$vocabulary" -v a="$rate_square" -v b="$rate_vocabulary" \

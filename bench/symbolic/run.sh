@@ -26,7 +26,7 @@ compile() {  # prints seconds
   /usr/bin/time -f "%e" -o "$tmp/t" "${compile[@]}" -fsyntax-only "$@" bench/symbolic/qkov_rope.cpp
   cat "$tmp/t"
 }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
+. bench/timing.sh  # median
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for claim in $claims; do

@@ -15,8 +15,6 @@
 #include <functional>
 #include <optional>
 
-#include <xtensor/xview.hpp>
-
 #include "qkov/forward/decoder_weights.hpp"
 #include "qkov/forward/rope_schedule.hpp"
 #include "qkov/numeric/attention_pattern.hpp"
@@ -78,7 +76,7 @@ tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, co
         if (rope) numeric::rotate_rows(queries, rope->layout, rope->angles);
         const tensor2<T> pattern = numeric::attention_pattern(queries, keys[h / group], scale, numeric::masking::causal);
         if (visit) visit(layer, h, pattern);
-        xt::view(z, xt::all(), xt::range(h * d, (h + 1) * d)) = numeric::product(pattern, values[h / group]);
+        numeric::product_into(pattern, values[h / group], numeric::transposed::no, z, h * d);  // head h's columns of z, in place
     }
     return detail::affine(z, a.w_o, a.b_o);
 }

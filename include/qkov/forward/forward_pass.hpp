@@ -59,7 +59,7 @@ public:
     /// Logits (n x V) for every position of the sequence; visit sees every head's pattern.
     [[nodiscard]] tensor2<T> logits(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
     {
-        return numeric::product(normalized(residual_stream(tokens, visit), w_.final_norm), w_.unembedding, numeric::transposed::yes);
+        return numeric::product(normalized(residual_stream(tokens, visit), w_.final_norm), w_.output_embedding(), numeric::transposed::yes);
     }
 
     /// The residual stream after the last block (n x D), before the final norm: the whole pass
@@ -109,10 +109,11 @@ private:
     {
         tensor2<T> hidden = detail::affine(x, p.w_in, p.b_in);
         if (p.w_gate.size() != 0) {  // SwiGLU: act(gate x) * (up x)
-            const tensor2<T> gate = numeric::product(x, p.w_gate, numeric::transposed::yes);
-            for (std::size_t i = 0; i < hidden.size(); ++i) hidden.data()[i] *= activate(w_.mlp_activation, gate.data()[i]);
+            tensor2<T> gate = numeric::product(x, p.w_gate, numeric::transposed::yes);
+            activate_in_place(w_.mlp_activation, gate.data(), gate.size());
+            for (std::size_t i = 0; i < hidden.size(); ++i) hidden.data()[i] *= gate.data()[i];
         } else {
-            for (std::size_t i = 0; i < hidden.size(); ++i) hidden.data()[i] = activate(w_.mlp_activation, hidden.data()[i]);
+            activate_in_place(w_.mlp_activation, hidden.data(), hidden.size());
         }
         return detail::affine(hidden, p.w_out, p.b_out);
     }

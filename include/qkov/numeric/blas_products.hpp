@@ -75,21 +75,31 @@ tensor2<T> allocate_result(std::size_t rows, std::size_t cols, const char* what)
 /// Fewest rows of A per thread in product(): below this a product is not worth splitting.
 inline constexpr std::size_t product_rows_per_thread = 64;
 
-/// A op(B), a new tensor. The rows of A are split into one block per worker thread, each a BLAS
-/// call on its own thread (parallel_blocks.hpp): on the layer's thin products (d = 64 columns)
-/// this was measured faster than handing the whole product to OpenBLAS's own threads.
+/// Writes A op(B) into columns c_col .. of C (all of C's rows), e.g. one head's block of a
+/// multi-head output, without a product to copy in. The rows of A are split into one block per
+/// worker thread, each a BLAS call on its own thread (parallel_blocks.hpp): on the layer's thin
+/// products (d = 64 columns) this was measured faster than handing the whole product to
+/// OpenBLAS's own threads.
 template <class T>
-tensor2<T> product(const tensor2<T>& a, const tensor2<T>& b, transposed b_transposed = transposed::no)
+void product_into(const tensor2<T>& a, const tensor2<T>& b, transposed b_transposed, tensor2<T>& c, std::size_t c_col)
 {
-    const bool bt = b_transposed == transposed::yes;
-    const std::size_t m = a.shape()[0], n = bt ? b.shape()[0] : b.shape()[1];
-    tensor2<T> c = allocate_result<T>(m, n, "the product");
+    const std::size_t m = a.shape()[0], n = b_transposed == transposed::yes ? b.shape()[0] : b.shape()[1];
+    require_shape(c.shape()[0] == m, "the product", c, "must have the left factor's " + std::to_string(m) + " rows");
     const std::size_t blocks = std::clamp<std::size_t>(m / product_rows_per_thread, 1, worker_count());
     const std::size_t rows_per_block = (m + blocks - 1) / blocks;
     for_each_block(blocks, [&](std::size_t block) {
         const std::size_t first = block * rows_per_block;
-        gemm_block(a, first, std::min(rows_per_block, m - first), b, b_transposed, 0, n, T(1), c, first, 0);
+        gemm_block(a, first, std::min(rows_per_block, m - first), b, b_transposed, 0, n, T(1), c, first, c_col);
     });
+}
+
+/// A op(B), a new tensor (product_into all of it).
+template <class T>
+tensor2<T> product(const tensor2<T>& a, const tensor2<T>& b, transposed b_transposed = transposed::no)
+{
+    const std::size_t n = b_transposed == transposed::yes ? b.shape()[0] : b.shape()[1];
+    tensor2<T> c = allocate_result<T>(a.shape()[0], n, "the product");
+    product_into(a, b, b_transposed, c, 0);
     return c;
 }
 
