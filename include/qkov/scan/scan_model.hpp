@@ -156,8 +156,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             factors.push_back(factor_head(h));
             metrics.push_back(measure_head(h, factors.back()));
             if (tokens) {  // nullopt also when the head's eigenvalues all vanish
-                metrics.back().copying_score = copying_score(h, tokens->g);
-                metrics.back().centred_copying_score = copying_score(h, tokens->centred);
+                const auto scores = copying_scores(h, *tokens);
+                metrics.back().copying_score = scores.plain;
+                metrics.back().centred_copying_score = scores.centred;
             }
             describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
         }
