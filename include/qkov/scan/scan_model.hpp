@@ -136,7 +136,12 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     if (auto p = m.position_embedding()) {
         const std::size_t n = std::min(p->shape()[0], options.thresholds.context);
         positions = xt::view(*p, xt::range(0, n), xt::all());
-        if (sample.size() != 0) positions += xt::view(xt::mean(sample, {0}), xt::newaxis(), xt::all());
+        if (sample.size() != 0) {
+            // Evaluated once: broadcast lazily, the mean over the sampled rows would be recomputed
+            // for every one of the N x D entries (N x D x 8192 operations).
+            const vector mean_token = xt::mean(sample, {0});
+            positions += xt::view(mean_token, xt::newaxis(), xt::all());
+        }
     }
     result.copying_available = tokens.has_value();
     result.thresholds = options.thresholds;
