@@ -36,7 +36,8 @@ head_metrics head(std::size_t layer, std::size_t index, std::optional<double> co
     h.ov.singular_values = vector{2.0, 0.5};
     h.qk.residual = 1e-15, h.ov.residual = 3e-15;
     h.ov_identity_distance = 6.0, h.ov_identity_floor = 2.0;
-    h.copying_score = copying;
+    // The figures and the Markdown table show the centred score (what the copy label reads).
+    h.copying_score = copying, h.centred_copying_score = copying;
     return h;
 }
 
