@@ -16,7 +16,8 @@
 # composition score and T3 spectrum) to 1e-9 relative, and the script fails otherwise.
 # GEMM limit: gemm_rate.py times numpy's dgemm (OpenBLAS) at 768 x 768 x 768 and 768 x V x 768
 # (best of several runs). The dominant products have known FLOP counts: composition 2 (3Hd) D (Hd)
-# per layer pair (66 pairs), W_E^T W_U 2 V D^2 (qkov calls dgemm for it, tied or not). "At the
+# per layer pair (66 pairs), W_E^T W_E V D^2 for the tied model (qkov calls dsyrk for it: one
+# triangle of the symmetric product, as numpy does for an array times its own transpose). "At the
 # limit" is the time those FLOPs take at the measured rates; "fraction of limit" divides it by
 # qkov's whole scan (wall, then CPU time divided by the thread count, the wall time it would take
 # on otherwise idle cores if every thread were busy): the scan's time is an upper bound on the
@@ -79,7 +80,7 @@ for t in $threads; do
       "$python" bench/scan/numpy_scan.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/compare-$label"
     done
     limit=$(awk -v c="$composition_flop" -v v="$vocabulary" -v a="$rate_square" -v b="$rate_vocabulary" \
-      'BEGIN {printf "%.3f", c / (a * 1e9) + 2 * v * 768 * 768 / (b * 1e9)}')
+      'BEGIN {printf "%.3f", c / (a * 1e9) + v * 768 * 768 / (b * 1e9)}')
     nw=$(awk '$1=="numpy" {print $2}' "$tmp/all" | median)
     nc=$(awk '$1=="numpy" {print $4}' "$tmp/all" | median)
     for name in qkov numpy; do
@@ -105,4 +106,4 @@ done
 cat "$tmp/table" "$tmp/agreement"
 echo "dgemm rates (GFLOP/s, best of several runs, numpy/OpenBLAS float64):"
 awk '{printf "  OPENBLAS_NUM_THREADS=%s: 768 x 768 x 768 %s, 768 x 50257 x 768 %s\n", $2, $4, $5}' "$tmp/rates"
-echo "dominant products: composition $composition_flop FLOP (66 layer pairs of 2304 x 768 x 768), W_E^T W_E $(awk 'BEGIN {printf "%.0f", 2 * 50257 * 768 * 768}') FLOP (generated model only)"
+echo "dominant products: composition $composition_flop FLOP (66 layer pairs of 2304 x 768 x 768), W_E^T W_E $(awk 'BEGIN {printf "%.0f", 50257 * 768 * 768}') FLOP (dsyrk, generated model only)"

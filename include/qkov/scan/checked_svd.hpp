@@ -11,9 +11,11 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 // xlinalg.hpp before anything else of xtensor-blas: it sets up the CBLAS declarations xlapack.hpp needs.
 #include <xtensor-blas/xlinalg.hpp>
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
 #include "qkov/model/head_weights.hpp"
@@ -129,13 +131,42 @@ inline checked_svd_result checked_svd(const matrix& a, double tolerance = svd_re
     return r;
 }
 
-/// Singular values only (no vectors), gesdd then gesvd on failure; for the many small T3 products.
-inline vector singular_values(const matrix& a)
-{
-    detail::column_major m = a;
-    auto [info, u, s, vt] = xt::lapack::gesdd(m, 'N');
-    if (info == 0) return s;
-    return lapack_svd(a, svd_driver::gesvd).s;
-}
+/// Singular values of many n x n matrices, one at a time: dgesdd without vectors (jobz = 'N'),
+/// its workspace sized once, gesvd when it does not converge. A row-major block is read as the
+/// column-major storage of its transpose, which has the same singular values, so no reordering.
+class square_singular_values {
+public:
+    explicit square_singular_values(std::size_t n) : n_(n), a_(n * n), iwork_(8 * n)
+    {
+        const auto m = static_cast<xt::blas_index_t>(n_);
+        double query = 0, unused = 0;
+        s_.resize(n_);
+        const int info = cxxlapack::gesdd<xt::blas_index_t>('N', m, m, a_.data(), std::max<xt::blas_index_t>(1, m), s_.data(), &unused, 1, &unused, 1,
+                                                            &query, -1, iwork_.data());
+        if (info != 0) throw std::runtime_error("qkov: LAPACK dgesdd workspace query returned info = " + std::to_string(info));
+        work_.resize(static_cast<std::size_t>(query));
+    }
+
+    /// The n singular values, descending, of the n x n block at `row_major` whose rows start
+    /// `row_stride` doubles apart (n for a contiguous block).
+    vector operator()(const double* row_major, std::size_t row_stride)
+    {
+        for (std::size_t i = 0; i < n_; ++i) std::copy(row_major + i * row_stride, row_major + i * row_stride + n_, a_.begin() + static_cast<std::ptrdiff_t>(i * n_));
+        const auto m = static_cast<xt::blas_index_t>(n_);
+        double unused = 0;
+        const int info = cxxlapack::gesdd<xt::blas_index_t>('N', m, m, a_.data(), std::max<xt::blas_index_t>(1, m), s_.data(), &unused, 1, &unused, 1,
+                                                            work_.data(), static_cast<xt::blas_index_t>(work_.size()), iwork_.data());
+        if (info == 0) return xt::adapt(s_, {n_});
+        matrix a = xt::empty<double>({n_, n_});
+        for (std::size_t i = 0; i < n_; ++i)
+            for (std::size_t j = 0; j < n_; ++j) a(i, j) = row_major[i * row_stride + j];
+        return lapack_svd(a, svd_driver::gesvd).s;
+    }
+
+private:
+    std::size_t n_;
+    std::vector<double> a_, s_, work_;
+    std::vector<xt::blas_index_t> iwork_;
+};
 
 } // namespace qkov::scan

@@ -30,6 +30,20 @@ inline matrix token_circuit(const matrix& embedding, const matrix& unembedding)
 }
 
 
+/// W_E^T W_E (D x D) for a tied unembedding: BLAS's symmetric rank-k update computes one triangle
+/// (half the FLOPs of the general product, V D^2 instead of 2 V D^2), mirrored into the other.
+inline matrix token_gram(const matrix& embedding)
+{
+    const std::size_t V = embedding.shape()[0], D = embedding.shape()[1];
+    matrix g = xt::zeros<double>({D, D});
+    using index = xt::blas_index_t;
+    cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, static_cast<index>(D),
+                         static_cast<index>(V), 1.0, embedding.data(), static_cast<index>(D), 0.0, g.data(), static_cast<index>(D));
+    for (std::size_t i = 0; i < D; ++i)
+        for (std::size_t j = 0; j < i; ++j) g(i, j) = g(j, i);
+    return g;
+}
+
 /// G with the unembedding centred over the vocabulary: W_E^T (I - 1 1^T / V) W_U = G - V e u^T with e
 /// and u the mean rows of W_E and W_U. Logits are defined up to a shift shared by every token (no
 /// softmax sees it), so a direction every embedding shares should not make a head look like a copy
@@ -44,14 +58,11 @@ inline matrix centred_token_circuit(const matrix& g, const vector& mean_embeddin
     return c;
 }
 
-/// Re(sum lambda) / sum |lambda| for the eigenvalues of W_v G W_o; nullopt when all of them vanish
-/// (the head writes nothing the unembedding reads back as the token it read: no score to give).
-inline std::optional<double> copying_score(const model::head_weights& h, const matrix& g)
+/// Re(sum lambda) / sum |lambda| for the eigenvalues of a d x d cyclic product; nullopt when all
+/// of them vanish (the head writes nothing the unembedding reads back as the token it read: no
+/// score to give).
+inline std::optional<double> eigenvalue_score(const matrix& cyclic)
 {
-    if (g.shape()[0] != h.w_v.shape()[1] || g.shape()[1] != h.w_o.shape()[0])
-        throw std::invalid_argument("qkov: the token circuit W_E^T W_U is " + std::to_string(g.shape()[0]) + " x " + std::to_string(g.shape()[1]) +
-                                    " but the head's width is " + std::to_string(h.w_v.shape()[1]));
-    const matrix cyclic = multiply(multiply(h.w_v, g), h.w_o);
     const auto lambda = xt::linalg::eigvals(cyclic);
     double real = 0, magnitude = 0;
     for (const auto& l : lambda) real += l.real(), magnitude += std::abs(l);
@@ -59,24 +70,56 @@ inline std::optional<double> copying_score(const model::head_weights& h, const m
     return real / magnitude;
 }
 
+inline void require_head_width(const model::head_weights& h, const matrix& g)
+{
+    if (g.shape()[0] != h.w_v.shape()[1] || g.shape()[1] != h.w_o.shape()[0])
+        throw std::invalid_argument("qkov: the token circuit W_E^T W_U is " + std::to_string(g.shape()[0]) + " x " + std::to_string(g.shape()[1]) +
+                                    " but the head's width is " + std::to_string(h.w_v.shape()[1]));
+}
+
+/// The score from the eigenvalues of W_v G W_o.
+inline std::optional<double> copying_score(const model::head_weights& h, const matrix& g)
+{
+    require_head_width(h, g);
+    return eigenvalue_score(multiply(multiply(h.w_v, g), h.w_o));
+}
+
 /// G for a model whose embedding the caller has read, or nullopt when it lacks the unembedding.
 /// A tied unembedding is the embedding itself: it is not read again.
 struct token_circuits {
-    matrix g;         ///< W_E^T W_U (Elhage et al.'s copying score, as numpy computes it)
-    matrix centred;   ///< with the unembedding centred over the vocabulary (centred_token_circuit)
+    matrix g;                                  ///< W_E^T W_U (Elhage et al.'s copying score, as numpy computes it)
+    vector mean_embedding, mean_unembedding;   ///< e and u of centred_token_circuit
+    std::size_t vocabulary = 0;
 };
+
+/// A head's score against G and against the centred circuit (what the copy label reads).
+struct head_copying {
+    std::optional<double> plain, centred;
+};
+
+/// Both scores from one D x D product: the centred circuit's cyclic product is
+/// W_v (G - V e u^T) W_o = W_v G W_o - V (W_v e)(W_o^T u)^T, a rank-one correction of the d x d
+/// uncentred one, so neither a second product with a D x D matrix nor the centred matrix is needed.
+inline head_copying copying_scores(const model::head_weights& h, const token_circuits& t)
+{
+    require_head_width(h, t.g);
+    const matrix cyclic = multiply(multiply(h.w_v, t.g), h.w_o);
+    const vector ve = xt::linalg::dot(h.w_v, t.mean_embedding), uo = xt::linalg::dot(xt::transpose(h.w_o), t.mean_unembedding);
+    matrix centred = cyclic;
+    const double V = static_cast<double>(t.vocabulary);
+    for (std::size_t i = 0; i < centred.shape()[0]; ++i)
+        for (std::size_t j = 0; j < centred.shape()[1]; ++j) centred(i, j) -= V * ve(i) * uo(j);
+    return {eigenvalue_score(cyclic), eigenvalue_score(centred)};
+}
 
 inline std::optional<token_circuits> token_circuit(const model::attention_model& m, const matrix& embedding)
 {
     const vector mean_embedding = xt::mean(embedding, {0});
-    const auto both = [&](matrix g, const vector& mean_unembedding) {
-        matrix centred = centred_token_circuit(g, mean_embedding, mean_unembedding, embedding.shape()[0]);
-        return token_circuits{std::move(g), std::move(centred)};
-    };
-    if (m.unembedding_status() == "tied to the embedding") return both(multiply(embedding, embedding, true, false), mean_embedding);
+    const std::size_t V = embedding.shape()[0];
+    if (m.unembedding_status() == "tied to the embedding") return token_circuits{token_gram(embedding), mean_embedding, mean_embedding, V};
     auto u = m.unembedding();
     if (!u) return std::nullopt;
-    return both(token_circuit(embedding, *u), xt::mean(*u, {0}));
+    return token_circuits{token_circuit(embedding, *u), mean_embedding, xt::mean(*u, {0}), V};
 }
 
 } // namespace qkov::scan

@@ -50,14 +50,14 @@ inline circuit_spectrum factored_spectrum(const matrix& a, const thin_qr& qa, co
     const auto svd = checked_svd(core);
     const std::size_t D = a.shape()[0], d = a.shape()[1];
     matrix left = xt::empty<double>({D, 2 * d}), right = xt::empty<double>({D, 2 * d});
-    matrix us = multiply(qa.q, svd.u);
+    const matrix us = multiply(qa.q, svd.u), vs = multiply(qb.q, svd.vt, false, true);
+    // Plain loops over contiguous rows: xtensor's view assignment steps element by element.
     for (std::size_t i = 0; i < D; ++i)
-        for (std::size_t j = 0; j < d; ++j) us(i, j) *= svd.s(j);
-    xt::view(left, xt::all(), xt::range(0, d)) = us;
-    xt::view(left, xt::all(), xt::range(d, 2 * d)) = a;
-    xt::view(right, xt::all(), xt::range(0, d)) = multiply(qb.q, svd.vt, false, true);
-    xt::view(right, xt::all(), xt::range(d, 2 * d)) = -b;
-    const matrix diff = multiply(factor(left).r, right, false, true);
+        for (std::size_t j = 0; j < d; ++j) {
+            left(i, j) = us(i, j) * svd.s(j), left(i, d + j) = a(i, j);
+            right(i, j) = vs(i, j), right(i, d + j) = -b(i, j);
+        }
+    const matrix diff = multiply(r_factor(left), right, false, true);
     circuit_spectrum c;
     c.singular_values = svd.s;
     c.frobenius = frobenius(core);
@@ -118,7 +118,7 @@ inline head_factors factor_head(const model::head_weights& h)
     const std::size_t d = h.w_q.shape()[0], D = h.w_q.shape()[1];
     if (d == 0 || D < d) throw std::invalid_argument("qkov: layer " + std::to_string(h.layer) + " head " + std::to_string(h.head) + ": head dimension " +
                                                      std::to_string(d) + " must be between 1 and the model width " + std::to_string(D));
-    return {factor(xt::transpose(h.w_q)), factor(xt::transpose(h.w_k)), factor(xt::transpose(h.w_v)), factor(h.w_o)};
+    return {factor_transpose(h.w_q), factor_transpose(h.w_k), factor_transpose(h.w_v), factor(h.w_o)};
 }
 
 /// The metrics of one head from its weights and QRs (copying score left unset).

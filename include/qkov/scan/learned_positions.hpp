@@ -27,6 +27,24 @@ struct position_preference {
     bool with_tokens = false;   ///< the mean token embedding was added to the positions
 };
 
+/// q k^T (N x N) on and below the diagonal only (key n <= query m), in row blocks so that each
+/// product stops at its block's last query: about half the FLOPs of the full square. Entries
+/// above the diagonal are left unset; nothing reads them.
+inline matrix causal_scores(const matrix& q, const matrix& k)
+{
+    const std::size_t N = q.shape()[0], d = q.shape()[1];
+    matrix scores = xt::empty<double>({N, N});
+    constexpr std::size_t block = 128;
+    using index = xt::blas_index_t;
+    for (std::size_t r0 = 0; r0 < N; r0 += block) {
+        const std::size_t r1 = std::min(N, r0 + block);
+        cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans, cxxblas::Transpose::Trans, static_cast<index>(r1 - r0),
+                             static_cast<index>(r1), static_cast<index>(d), 1.0, q.data() + r0 * d, static_cast<index>(d), k.data(),
+                             static_cast<index>(d), 0.0, scores.data() + r0 * N, static_cast<index>(N));
+    }
+    return scores;
+}
+
 /// `normed` is N x D: the inputs above through the layer's norm (row n for position n).
 inline position_preference learned_position_preference(const model::head_weights& h, const matrix& normed)
 {
@@ -39,21 +57,19 @@ inline position_preference learned_position_preference(const model::head_weights
             if (h.b_q.size() == d) q(n, i) += h.b_q(i);
             if (h.b_k.size() == d) k(n, i) += h.b_k(i);
         }
-    const matrix scores = multiply(q, k, false, true);  // N x N
+    const matrix scores = causal_scores(q, k);
     const double scale = 1 / std::sqrt(static_cast<double>(d));
     std::map<std::size_t, std::size_t> best_offsets;
-    std::vector<std::vector<double>> weights(N);  // per query m: softmax weights over keys 0 .. m
+    // Per query m: its top score and its softmax normaliser; the weight of one key is then
+    // exp((s - top) scale) / total, so the N^2 / 2 weights are never stored.
+    std::vector<double> top(N, -INFINITY), total(N, 0.0);
     for (std::size_t m = 1; m < N; ++m) {
-        double top = -INFINITY;
+        const double* row = &scores(m, 0);
         std::size_t best = 0;
         for (std::size_t n = 0; n <= m; ++n)
-            if (scores(m, n) > top) top = scores(m, n), best = n;
+            if (row[n] > top[m]) top[m] = row[n], best = n;
         ++best_offsets[m - best];
-        double total = 0;
-        auto& w = weights[m];
-        w.resize(m + 1);
-        for (std::size_t n = 0; n <= m; ++n) total += (w[n] = std::exp((scores(m, n) - top) * scale));
-        for (double& x : w) x /= total;
+        for (std::size_t n = 0; n <= m; ++n) total[m] += std::exp((row[n] - top[m]) * scale);
     }
     const auto mode = std::max_element(best_offsets.begin(), best_offsets.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     out.offset = mode->first;
@@ -61,7 +77,8 @@ inline position_preference learned_position_preference(const model::head_weights
     out.query_share = static_cast<double>(mode->second) / static_cast<double>(out.queries);
     double sum = 0;
     std::size_t counted = 0;
-    for (std::size_t m = std::max<std::size_t>(1, out.offset); m < N; ++m) sum += weights[m][m - out.offset], ++counted;
+    for (std::size_t m = std::max<std::size_t>(1, out.offset); m < N; ++m)
+        sum += std::exp((scores(m, m - out.offset) - top[m]) * scale) / total[m], ++counted;
     out.mean_weight = counted ? sum / static_cast<double>(counted) : 0.0;
     return out;
 }

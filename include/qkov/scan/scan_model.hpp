@@ -136,7 +136,12 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     if (auto p = m.position_embedding()) {
         const std::size_t n = std::min(p->shape()[0], options.thresholds.context);
         positions = xt::view(*p, xt::range(0, n), xt::all());
-        if (sample.size() != 0) positions += xt::view(xt::mean(sample, {0}), xt::newaxis(), xt::all());
+        if (sample.size() != 0) {
+            // Evaluated once: broadcast lazily, the mean over the sampled rows would be recomputed
+            // for every one of the N x D entries (N x D x 8192 operations).
+            const vector mean_token = xt::mean(sample, {0});
+            positions += xt::view(mean_token, xt::newaxis(), xt::all());
+        }
     }
     result.copying_available = tokens.has_value();
     result.thresholds = options.thresholds;
@@ -156,8 +161,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             factors.push_back(factor_head(h));
             metrics.push_back(measure_head(h, factors.back()));
             if (tokens) {  // nullopt also when the head's eigenvalues all vanish
-                metrics.back().copying_score = copying_score(h, tokens->g);
-                metrics.back().centred_copying_score = copying_score(h, tokens->centred);
+                const auto scores = copying_scores(h, *tokens);
+                metrics.back().copying_score = scores.plain;
+                metrics.back().centred_copying_score = scores.centred;
             }
             describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
         }
