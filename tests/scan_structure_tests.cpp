@@ -15,6 +15,7 @@
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "shared_dir.hpp"
 
 using namespace qkov;
 using namespace qkov::scan;
@@ -350,4 +351,51 @@ BOOST_AUTO_TEST_CASE(the_centred_token_circuit_drops_what_every_token_shares)
             for (std::size_t t = 0; t < V; ++t) expected += (e(t, i) - mean(i)) * (e(t, j) - mean(j));
             BOOST_TEST(centred(i, j) == expected, boost::test_tools::tolerance(1e-12));
         }
+}
+
+namespace {
+const scan_fact* fact_named(const std::vector<scan_fact>& facts, const std::string& claim)
+{
+    for (const auto& f : facts)
+        if (f.claim == claim) return &f;
+    return nullptr;
+}
+} // namespace
+
+// Claim B1: each head's QK circuit equals the sum of its SVD's paired channels u_k sigma_k v_k^T.
+// The scan measures it as the reconstruction residual of every head of the fixtures; the fact
+// fails when one head's residual exceeds 1e-10.
+BOOST_AUTO_TEST_CASE(B1_qk_circuit_is_its_paired_channels_on_every_fixture_head)
+{
+    const auto dir = test::shared_dir_or_skip("fixtures/models");
+    if (dir.empty()) return;
+    for (const char* name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
+        auto r = scan_model(model::open_model(dir / name));
+        const auto* b1 = fact_named(model_facts(r), "B1");
+        BOOST_TEST_REQUIRE(b1 != nullptr);
+        BOOST_TEST(b1->passed, name << ": " << b1->detail);
+        for (const auto& h : r.heads) BOOST_TEST(h.qk.residual <= 1e-12, name << " " << h.layer << "." << h.head);
+        r.heads.back().qk.residual = 2e-10;  // one head whose channels miss its circuit
+        BOOST_TEST(!fact_named(model_facts(r), "B1")->passed, name);
+    }
+}
+
+// Claim B5: W_Q and W_K of a trained or initialised head are well conditioned (below 1000). On
+// the fixtures every projection has full rank and a condition number; one above 1000 fails the
+// fact, and a model whose projections are all rank-deficient states nothing about B5.
+BOOST_AUTO_TEST_CASE(B5_full_rank_projections_below_condition_1000_on_every_fixture)
+{
+    const auto dir = test::shared_dir_or_skip("fixtures/models");
+    if (dir.empty()) return;
+    for (const char* name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
+        auto r = scan_model(model::open_model(dir / name));
+        const auto* b5 = fact_named(model_facts(r), "B5");
+        BOOST_TEST_REQUIRE(b5 != nullptr);
+        BOOST_TEST(b5->passed, name << ": " << b5->detail);
+        for (const auto& h : r.heads) BOOST_TEST((h.q.condition.has_value() && h.k.condition.has_value()), name << " " << h.layer << "." << h.head);
+        r.heads.front().k.condition = 1500.0;
+        BOOST_TEST(!fact_named(model_facts(r), "B5")->passed, name);
+        for (auto& h : r.heads) h.q.condition.reset(), h.k.condition.reset();
+        BOOST_TEST(fact_named(model_facts(r), "B5") == nullptr, name);
+    }
 }
