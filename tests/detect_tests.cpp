@@ -141,6 +141,8 @@ BOOST_AUTO_TEST_CASE(planted_heads_score_their_closed_forms)
     BOOST_TEST(announced_total == 3u);
     BOOST_TEST(r.bos == 3u);
     BOOST_TEST(r.per_head.size() == 6u);
+    std::mt19937_64 first(0);  // the default seed's first draw
+    BOOST_TEST((r.first_sequence == detect::repeated_random_tokens(6, 40, 3, first)));
     const double n = 13, tol = 1e-14;
     BOOST_TEST(r.attainable[0] == 12 / n, boost::test_tools::tolerance(tol));
     BOOST_TEST(r.attainable[1] == 6 / n, boost::test_tools::tolerance(tol));

@@ -1,11 +1,10 @@
 // What a detected behaviour looks like: for each behaviour some head shows, the pattern of the head
 // that shows it most strongly, on the detection's first sequence (the same seed gives the same
-// tokens). One more forward pass keeps only those few n x n patterns.
+// tokens, kept in the result). One more forward pass keeps only those few n x n patterns.
 #pragma once
 
 #include <cstddef>
 #include <map>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,8 +34,7 @@ std::vector<example_pattern> example_patterns(const Pass& pass, const detection_
         if (best) out.push_back({behaviour_names[k], best->layer, best->head, best->score(k).mean, {}, {}});
     }
     if (out.empty()) return out;
-    std::mt19937_64 rng(r.seed);
-    const auto tokens = repeated_random_tokens(r.length, r.vocabulary, r.bos, rng);
+    const auto& tokens = r.first_sequence;
     std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> kept;
     for (const auto& e : out) kept[{e.layer, e.head}];
     (void)pass.residual_stream(tokens, [&kept](std::size_t l, std::size_t h, const forward::tensor2<T>& p) {

@@ -82,6 +82,7 @@ struct detection_result {
     double behaviour_fraction = 0.5;
     double attainable[3] = {0, 0, 0};  ///< per behaviour_names: what a head doing only that scores
     std::vector<head_behaviour> per_head;  ///< layer-major, every head of the model
+    std::vector<token_id> first_sequence;  ///< sample 0's tokens, for what is drawn from one run
 
     [[nodiscard]] double threshold(std::size_t k) const { return behaviour_fraction * attainable[k]; }
 };
@@ -118,6 +119,7 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
     std::vector<std::vector<forward::head_scores>> scores;
     for (std::size_t s = 0; s < o.samples; ++s) {
         const auto tokens = repeated_random_tokens(o.length, c.vocab_size, r.bos, rng);
+        if (s == 0) r.first_sequence = tokens;
         (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads));
         for (std::size_t l = 0; l < c.layers; ++l)
             for (std::size_t h = 0; h < c.heads; ++h) {
