@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <random>
 
 #include "qkov/scan/head_labels.hpp"
@@ -354,11 +355,12 @@ BOOST_AUTO_TEST_CASE(the_centred_token_circuit_drops_what_every_token_shares)
 }
 
 namespace {
-const scan_fact* fact_named(const std::vector<scan_fact>& facts, const std::string& claim)
+// A copy, not a pointer: callers pass model_facts(r), a temporary gone after the call's statement.
+std::optional<scan_fact> fact_named(const std::vector<scan_fact>& facts, const std::string& claim)
 {
     for (const auto& f : facts)
-        if (f.claim == claim) return &f;
-    return nullptr;
+        if (f.claim == claim) return f;
+    return std::nullopt;
 }
 } // namespace
 
@@ -371,12 +373,12 @@ BOOST_AUTO_TEST_CASE(B1_qk_circuit_is_its_paired_channels_on_every_fixture_head)
     if (dir.empty()) return;
     for (const char* name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
         auto r = scan_model(model::open_model(dir / name));
-        const auto* b1 = fact_named(model_facts(r), "B1");
-        BOOST_TEST_REQUIRE(b1 != nullptr);
+        const auto b1 = fact_named(model_facts(r), "B1");
+        BOOST_TEST_REQUIRE(b1.has_value());
         BOOST_TEST(b1->passed, name << ": " << b1->detail);
         for (const auto& h : r.heads) BOOST_TEST(h.qk.residual <= 1e-12, name << " " << h.layer << "." << h.head);
         r.heads.back().qk.residual = 2e-10;  // one head whose channels miss its circuit
-        BOOST_TEST(!fact_named(model_facts(r), "B1")->passed, name);
+        BOOST_TEST(!fact_named(model_facts(r), "B1").value().passed, name);
     }
 }
 
@@ -389,13 +391,13 @@ BOOST_AUTO_TEST_CASE(B5_full_rank_projections_below_condition_1000_on_every_fixt
     if (dir.empty()) return;
     for (const char* name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
         auto r = scan_model(model::open_model(dir / name));
-        const auto* b5 = fact_named(model_facts(r), "B5");
-        BOOST_TEST_REQUIRE(b5 != nullptr);
+        const auto b5 = fact_named(model_facts(r), "B5");
+        BOOST_TEST_REQUIRE(b5.has_value());
         BOOST_TEST(b5->passed, name << ": " << b5->detail);
         for (const auto& h : r.heads) BOOST_TEST((h.q.condition.has_value() && h.k.condition.has_value()), name << " " << h.layer << "." << h.head);
         r.heads.front().k.condition = 1500.0;
-        BOOST_TEST(!fact_named(model_facts(r), "B5")->passed, name);
+        BOOST_TEST(!fact_named(model_facts(r), "B5").value().passed, name);
         for (auto& h : r.heads) h.q.condition.reset(), h.k.condition.reset();
-        BOOST_TEST(fact_named(model_facts(r), "B5") == nullptr, name);
+        BOOST_TEST(!fact_named(model_facts(r), "B5").has_value(), name);
     }
 }
