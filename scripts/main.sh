@@ -3,7 +3,8 @@
 # `qkov report`: the claims summary with every check of every kind and its status in this run
 # (claims.md), the numbers the certified proofs established (certified.md), the seed experiments
 # at full size (index.md, figures, JSON), the high-precision validation (validation.md, .json)
-# and an index linking them (README.md).
+# and an index linking them (README.md). Between the two, clang 16 judges every proof, false twin
+# and compile-fail case again (`ctest --preset clang`): the second constant evaluator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,5 +14,9 @@ cmake --preset default
 start=$(date +%s)
 cmake --build --preset default
 echo "main: build (all proofs) finished in $(( $(date +%s) - start )) s"
+
+start=$(date +%s)
+ctest --preset clang -j "$(($(nproc) + 1))"
+echo "main: the second constant evaluator (clang) agreed on every proof and twin in $(( $(date +%s) - start )) s"
 
 build/default/apps/qkov/qkov report --out report --build-dir build/default
