@@ -28,8 +28,11 @@ public:
         : theta(angles.theta), source_(std::move(angles)), first_(first_position), count_(checked_count(first_position, count, theta.size())),
           values_(count * theta.size())
     {
-        for (std::size_t t = 0; t < count; ++t)
-            for (std::size_t l = 0; l < theta.size(); ++l) values_[t * theta.size() + l] = source_.cos_sin(l, first_ + std::int64_t(t));
+        // Positions counted in unsigned arithmetic: checked_count has ruled out passing 2^63 - 1, but
+        // where it is not inlined g++ -O2 cannot see that and warns that first_ + t may overflow.
+        for (std::size_t t = 0; t < count_; ++t)
+            for (std::size_t l = 0; l < theta.size(); ++l)
+                values_[t * theta.size() + l] = source_.cos_sin(l, std::int64_t(std::uint64_t(first_) + t));
     }
 
     std::pair<scalar, scalar> cos_sin(std::size_t l, std::int64_t position) const
