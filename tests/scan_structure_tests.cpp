@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <functional>
 #include <numbers>
 #include <optional>
 #include <random>
@@ -334,24 +335,41 @@ BOOST_AUTO_TEST_CASE(biases_and_partial_rotary_reduce_to_one_form_per_offset)
     BOOST_TEST(worst > 1.0);
 }
 
-BOOST_AUTO_TEST_CASE(the_centred_token_circuit_drops_what_every_token_shares)
+BOOST_AUTO_TEST_CASE(the_centred_copying_score_drops_what_every_token_shares)
 {
-    // Tied embeddings E = 1 c^T + R: W_E^T (I - 1 1^T / V) W_E = sum_t (e_t - mean)(e_t - mean)^T,
-    // in which the shared c has no part.
-    constexpr std::size_t V = 7, width = 5;
+    // Tied embeddings E = 1 c^T + R: the centred circuit W_E^T (I - 1 1^T / V) W_E is
+    // sum_t (e_t - mean)(e_t - mean)^T, formed here entry by entry as the reference for the scan's
+    // rank-one form, and the shared c has no part in it.
+    constexpr std::size_t V = 7, width = 5, d = 3;
     std::mt19937_64 random(3);
     std::normal_distribution<double> gaussian;
     model::matrix e = xt::empty<double>({V, width});
     for (auto& v : e) v = gaussian(random);
+    model::head_weights h;
+    h.w_v = xt::empty<double>({d, width});
+    h.w_o = xt::empty<double>({width, d});
+    for (auto& v : h.w_v) v = gaussian(random);
+    for (auto& v : h.w_o) v = gaussian(random);
+    const auto scores_of = [&](const model::matrix& embedding) {
+        const model::vector mean = xt::mean(embedding, {0});
+        model::matrix centred = xt::zeros<double>({width, width});
+        for (std::size_t i = 0; i < width; ++i)
+            for (std::size_t j = 0; j < width; ++j)
+                for (std::size_t t = 0; t < V; ++t) centred(i, j) += (embedding(t, i) - mean(i)) * (embedding(t, j) - mean(j));
+        const auto scan = copying_scores(h, token_circuits{token_gram(embedding), mean, mean, V});
+        const auto reference = eigenvalue_score(multiply(multiply(h.w_v, centred), h.w_o));
+        BOOST_TEST_REQUIRE((scan.centred.has_value() && reference.has_value()));
+        BOOST_TEST(*scan.centred == *reference, boost::test_tools::tolerance(1e-10));
+        BOOST_TEST_REQUIRE(scan.plain.has_value());
+        BOOST_TEST(*scan.plain == *eigenvalue_score(multiply(multiply(h.w_v, multiply(embedding, embedding, true, false)), h.w_o)),
+                   boost::test_tools::tolerance(1e-10));
+        return scan;
+    };
+    const auto without = scores_of(e);
     for (std::size_t t = 0; t < V; ++t) e(t, 2) += 10;  // the shared component
-    const model::vector mean = xt::mean(e, {0});
-    const auto centred = centred_token_circuit(multiply(e, e, true, false), mean, mean, V);
-    for (std::size_t i = 0; i < width; ++i)
-        for (std::size_t j = 0; j < width; ++j) {
-            double expected = 0;
-            for (std::size_t t = 0; t < V; ++t) expected += (e(t, i) - mean(i)) * (e(t, j) - mean(j));
-            BOOST_TEST(centred(i, j) == expected, boost::test_tools::tolerance(1e-12));
-        }
+    const auto with = scores_of(e);
+    BOOST_TEST(*with.centred == *without.centred, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(std::abs(*with.plain - *without.plain) > 1e-3);  // the uncentred score does see it
 }
 
 namespace {
@@ -362,6 +380,21 @@ std::optional<scan_fact> fact_named(const std::vector<scan_fact>& facts, const s
         if (f.claim == claim) return f;
     return std::nullopt;
 }
+
+// Scans each fixture model, requires its fact `claim` to be stated and to hold, then hands the
+// scan to `more` for the claim's own checks and for breaking it.
+void on_every_fixture(const std::string& claim, const std::function<void(const std::string& name, scan_result& r)>& more)
+{
+    const auto dir = test::shared_dir_or_skip("fixtures/models");
+    if (dir.empty()) return;
+    for (const std::string name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
+        auto r = scan_model(model::open_model(dir / name));
+        const auto fact = fact_named(model_facts(r), claim);
+        BOOST_TEST_REQUIRE(fact.has_value(), name);
+        BOOST_TEST(fact->passed, name << ": " << fact->detail);
+        more(name, r);
+    }
+}
 } // namespace
 
 // Claim B1: each head's QK circuit equals the sum of its SVD's paired channels u_k sigma_k v_k^T.
@@ -369,17 +402,11 @@ std::optional<scan_fact> fact_named(const std::vector<scan_fact>& facts, const s
 // fails when one head's residual exceeds 1e-10.
 BOOST_AUTO_TEST_CASE(B1_qk_circuit_is_its_paired_channels_on_every_fixture_head)
 {
-    const auto dir = test::shared_dir_or_skip("fixtures/models");
-    if (dir.empty()) return;
-    for (const char* name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
-        auto r = scan_model(model::open_model(dir / name));
-        const auto b1 = fact_named(model_facts(r), "B1");
-        BOOST_TEST_REQUIRE(b1.has_value());
-        BOOST_TEST(b1->passed, name << ": " << b1->detail);
+    on_every_fixture("B1", [](const std::string& name, scan_result& r) {
         for (const auto& h : r.heads) BOOST_TEST(h.qk.residual <= 1e-12, name << " " << h.layer << "." << h.head);
         r.heads.back().qk.residual = 2e-10;  // one head whose channels miss its circuit
         BOOST_TEST(!fact_named(model_facts(r), "B1").value().passed, name);
-    }
+    });
 }
 
 // Claim B5: W_Q and W_K of a trained or initialised head are well conditioned (below 1000). On
@@ -387,17 +414,11 @@ BOOST_AUTO_TEST_CASE(B1_qk_circuit_is_its_paired_channels_on_every_fixture_head)
 // fact, and a model whose projections are all rank-deficient states nothing about B5.
 BOOST_AUTO_TEST_CASE(B5_full_rank_projections_below_condition_1000_on_every_fixture)
 {
-    const auto dir = test::shared_dir_or_skip("fixtures/models");
-    if (dir.empty()) return;
-    for (const char* name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
-        auto r = scan_model(model::open_model(dir / name));
-        const auto b5 = fact_named(model_facts(r), "B5");
-        BOOST_TEST_REQUIRE(b5.has_value());
-        BOOST_TEST(b5->passed, name << ": " << b5->detail);
+    on_every_fixture("B5", [](const std::string& name, scan_result& r) {
         for (const auto& h : r.heads) BOOST_TEST((h.q.condition.has_value() && h.k.condition.has_value()), name << " " << h.layer << "." << h.head);
         r.heads.front().k.condition = 1500.0;
         BOOST_TEST(!fact_named(model_facts(r), "B5").value().passed, name);
         for (auto& h : r.heads) h.q.condition.reset(), h.k.condition.reset();
         BOOST_TEST(!fact_named(model_facts(r), "B5").has_value(), name);
-    }
+    });
 }

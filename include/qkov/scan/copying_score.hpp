@@ -44,20 +44,6 @@ inline matrix token_gram(const matrix& embedding)
     return g;
 }
 
-/// G with the unembedding centred over the vocabulary: W_E^T (I - 1 1^T / V) W_U = G - V e u^T with e
-/// and u the mean rows of W_E and W_U. Logits are defined up to a shift shared by every token (no
-/// softmax sees it), so a direction every embedding shares should not make a head look like a copy
-/// head: with the centred unembedding, whatever the head writes for every token alike adds nothing
-/// to the trace of the token circuit (1^T (I - 1 1^T / V) = 0). The labels use this score.
-inline matrix centred_token_circuit(const matrix& g, const vector& mean_embedding, const vector& mean_unembedding, std::size_t vocabulary)
-{
-    matrix c = g;
-    const double V = static_cast<double>(vocabulary);
-    for (std::size_t i = 0; i < c.shape()[0]; ++i)
-        for (std::size_t j = 0; j < c.shape()[1]; ++j) c(i, j) -= V * mean_embedding(i) * mean_unembedding(j);
-    return c;
-}
-
 /// Re(sum lambda) / sum |lambda| for the eigenvalues of a d x d cyclic product; nullopt when all
 /// of them vanish (the head writes nothing the unembedding reads back as the token it read: no
 /// score to give).
@@ -77,18 +63,11 @@ inline void require_head_width(const model::head_weights& h, const matrix& g)
                                     " but the head's width is " + std::to_string(h.w_v.shape()[1]));
 }
 
-/// The score from the eigenvalues of W_v G W_o.
-inline std::optional<double> copying_score(const model::head_weights& h, const matrix& g)
-{
-    require_head_width(h, g);
-    return eigenvalue_score(multiply(multiply(h.w_v, g), h.w_o));
-}
-
 /// G for a model whose embedding the caller has read, or nullopt when it lacks the unembedding.
 /// A tied unembedding is the embedding itself: it is not read again.
 struct token_circuits {
     matrix g;                                  ///< W_E^T W_U (Elhage et al.'s copying score, as numpy computes it)
-    vector mean_embedding, mean_unembedding;   ///< e and u of centred_token_circuit
+    vector mean_embedding, mean_unembedding;   ///< e and u, the mean rows of W_E and W_U
     std::size_t vocabulary = 0;
 };
 
@@ -97,9 +76,16 @@ struct head_copying {
     std::optional<double> plain, centred;
 };
 
-/// Both scores from one D x D product: the centred circuit's cyclic product is
-/// W_v (G - V e u^T) W_o = W_v G W_o - V (W_v e)(W_o^T u)^T, a rank-one correction of the d x d
-/// uncentred one, so neither a second product with a D x D matrix nor the centred matrix is needed.
+/// Both scores from one D x D product.
+///
+/// The centred score reads G with the unembedding centred over the vocabulary:
+/// W_E^T (I - 1 1^T / V) W_U = G - V e u^T. Logits are defined up to a shift shared by every token
+/// (no softmax sees it), so a direction every embedding shares should not make a head look like a
+/// copy head: with the centred unembedding, whatever the head writes for every token alike adds
+/// nothing to the trace of the token circuit (1^T (I - 1 1^T / V) = 0). The labels use this score.
+/// Its cyclic product W_v (G - V e u^T) W_o = W_v G W_o - V (W_v e)(W_o^T u)^T is a rank-one
+/// correction of the d x d uncentred one, so neither a second product with a D x D matrix nor the
+/// centred D x D matrix is formed.
 inline head_copying copying_scores(const model::head_weights& h, const token_circuits& t)
 {
     require_head_width(h, t.g);
