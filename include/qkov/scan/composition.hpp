@@ -46,15 +46,10 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
     f.layer = heads[0].layer, f.heads = H, f.d = d;
     f.reads = xt::empty<double>({3 * H * d, D});
     f.writes = xt::empty<double>({D, H * d});
-    using index = xt::blas_index_t;
     for (std::size_t h = 0; h < H; ++h) {
         // Each mode's d x D block is d contiguous rows of `reads`: the products land there directly.
         const auto rows = [&](std::size_t mode) { return f.reads.data() + (mode * H + h) * d * D; };
-        const auto into = [&](const matrix& r, const matrix& w, double* out) {
-            cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans, cxxblas::Transpose::NoTrans, static_cast<index>(d),
-                                 static_cast<index>(D), static_cast<index>(d), 1.0, r.data(), static_cast<index>(d), w.data(), static_cast<index>(D), 0.0,
-                                 out, static_cast<index>(D));
-        };
+        const auto into = [&](const matrix& r, const matrix& w, double* out) { multiply_into(d, D, d, r.data(), d, false, w.data(), D, false, out, D); };
         into(factors[h].k.r, heads[h].w_q, rows(0));
         into(factors[h].q.r, heads[h].w_k, rows(1));
         std::copy(heads[h].w_v.begin(), heads[h].w_v.end(), rows(2));
@@ -88,16 +83,13 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
     // Source s owns columns s d .. (s + 1) d of `products`; its d x d blocks are read in place
     // (leading dimension Hs d), without copying the column out or indexing through views: 9,504
     // pairs for GPT-2 small.
-    using index = xt::blas_index_t;
     const std::size_t ld = Hs * d;
-    const auto n = static_cast<index>(d);
     const auto norm = [&](const double* b) { return frobenius(std::span<const double>(b, d * d)); };
     square_singular_values t3(d);
     matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d});
     for (std::size_t s = 0; s < Hs; ++s) {
         // Every block times R_v1^T, into contiguous d x d blocks.
-        cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans, cxxblas::Transpose::Trans, static_cast<index>(3 * Ht * d), n, n,
-                             1.0, products.data() + s * d, static_cast<index>(ld), earlier.r_v[s].data(), n, 0.0, cores.data(), n);
+        multiply_into(3 * Ht * d, d, d, products.data() + s * d, ld, false, earlier.r_v[s].data(), d, true, cores.data(), d);
         const auto core = [&](std::size_t mode, std::size_t t) { return cores.data() + (mode * Ht + t) * d * d; };
         for (std::size_t t = 0; t < Ht; ++t) {
             composition_score c;
@@ -105,8 +97,7 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
             const double ov_s = earlier.ov_norm[s];
             c.q = ratio(norm(core(0, t)), ov_s, later.qk_norm[t]);
             c.k = ratio(norm(core(1, t)), ov_s, later.qk_norm[t]);
-            cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans, cxxblas::Transpose::NoTrans, n, n, n, 1.0,
-                                 later.r_o[t].data(), n, core(2, t), n, 0.0, v_core.data(), n);
+            multiply_into(d, d, d, later.r_o[t].data(), d, false, core(2, t), d, false, v_core.data(), d);
             c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
             c.t3_singular_values = t3(products.data() + (2 * Ht + t) * d * ld + s * d, ld);
             out.push_back(std::move(c));

@@ -15,6 +15,7 @@
 #include <map>
 
 #include "qkov/model/head_weights.hpp"
+#include "qkov/numeric/attention_scores.hpp"
 #include "qkov/scan/thin_qr.hpp"
 
 namespace qkov::scan {
@@ -27,37 +28,21 @@ struct position_preference {
     bool with_tokens = false;   ///< the mean token embedding was added to the positions
 };
 
-/// q k^T (N x N) on and below the diagonal only (key n <= query m), in row blocks so that each
-/// product stops at its block's last query: about half the FLOPs of the full square. Entries
-/// above the diagonal are left unset; nothing reads them.
-inline matrix causal_scores(const matrix& q, const matrix& k)
-{
-    const std::size_t N = q.shape()[0], d = q.shape()[1];
-    matrix scores = xt::empty<double>({N, N});
-    constexpr std::size_t block = 128;
-    using index = xt::blas_index_t;
-    for (std::size_t r0 = 0; r0 < N; r0 += block) {
-        const std::size_t r1 = std::min(N, r0 + block);
-        cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans, cxxblas::Transpose::Trans, static_cast<index>(r1 - r0),
-                             static_cast<index>(r1), static_cast<index>(d), 1.0, q.data() + r0 * d, static_cast<index>(d), k.data(),
-                             static_cast<index>(d), 0.0, scores.data() + r0 * N, static_cast<index>(N));
-    }
-    return scores;
-}
-
 /// `normed` is N x D: the inputs above through the layer's norm (row n for position n).
 inline position_preference learned_position_preference(const model::head_weights& h, const matrix& normed)
 {
     const std::size_t N = normed.shape()[0], d = h.w_q.shape()[0];
     position_preference out;
     if (N < 2) return out;
-    matrix q = multiply(normed, h.w_q, false, true), k = multiply(normed, h.w_k, false, true);  // N x d
+    const matrix q_plain = multiply(normed, h.w_q, false, true), k_plain = multiply(normed, h.w_k, false, true);  // N x d
+    auto q = numeric::tensor2<double>::from_shape({N, d}), k = numeric::tensor2<double>::from_shape({N, d});
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t i = 0; i < d; ++i) {
-            if (h.b_q.size() == d) q(n, i) += h.b_q(i);
-            if (h.b_k.size() == d) k(n, i) += h.b_k(i);
+            q(n, i) = q_plain(n, i) + (h.b_q.size() == d ? h.b_q(i) : 0.0);
+            k(n, i) = k_plain(n, i) + (h.b_k.size() == d ? h.b_k(i) : 0.0);
         }
-    const matrix scores = causal_scores(q, k);
+    // The run-time layer's causal scores: only the blocks on or below the diagonal are computed.
+    const auto scores = numeric::attention_scores(q, k, 1.0, numeric::masking::causal);
     const double scale = 1 / std::sqrt(static_cast<double>(d));
     std::map<std::size_t, std::size_t> best_offsets;
     // Per query m: its top score and its softmax normaliser; the weight of one key is then
