@@ -11,12 +11,15 @@
 #include <string_view>
 #include <utility>
 
+#include "qkov/report/joined_text.hpp"
 #include "qkov/report/table.hpp"
 
 namespace fs = std::filesystem;
 
 namespace qkov::app {
 namespace {
+
+using report::joined;
 
 std::string read_text(const fs::path& p)
 {
@@ -143,13 +146,6 @@ std::string kind_letters(std::string_view kind)
         if (word_start && before_paren && letters.find(c) == std::string::npos) letters += c;
     }
     return letters;
-}
-
-std::string joined(const std::vector<std::string>& parts, std::string_view separator)
-{
-    std::string text;
-    for (const auto& p : parts) text += (text.empty() ? "" : std::string(separator)) + p;
-    return text;
 }
 
 } // namespace

@@ -17,11 +17,13 @@
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/open_model.hpp"
+#include "qkov/report/joined_text.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/report/table.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
+#include "report_paths.hpp"
 #include "threads_option.hpp"
 
 namespace qkov::app {
@@ -32,13 +34,8 @@ using detect::behaviour_names;
 
 using model::head_name;
 
-std::string joined(const std::vector<std::string>& items, const char* none = "-")
-{
-    if (items.empty()) return none;
-    std::string s;
-    for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
-    return s;
-}
+/// `items` listed in one line, `none` when there are none.
+std::string joined(const std::vector<std::string>& items, const char* none = "-") { return items.empty() ? none : report::joined(items); }
 
 std::string score_cell(const detect::score_statistics& s) { return report::format("%.3f ± %.3f", s.mean, s.spread); }
 
@@ -56,7 +53,7 @@ report::table side_by_side_table(const std::vector<detect::weight_labels>& scann
 {
     report::table t({"head", "weight labels", "shows", "verdicts"}, std::vector(4, report::column_alignment::left));
     for (const auto& w : scanned) {
-        const auto* h = w.layer < r.layers && w.head < r.heads ? &r.per_head[w.layer * r.heads + w.head] : nullptr;
+        const auto* h = r.find(w.layer, w.head);
         if (h == nullptr) continue;
         std::vector<std::string> verdicts;
         for (const auto& v : c.verdicts)
@@ -109,12 +106,6 @@ nlohmann::json comparison_json(const std::string& scan_file, const detect::compa
             {"behaviour_without_weight_label", c.unexplained.size()},
             {"verdicts", verdicts},
             {"behaviours_without_weight_label", unexplained}};
-}
-
-std::string figures_relative_to(const std::filesystem::path& figures, const std::filesystem::path& report)
-{
-    namespace fs = std::filesystem;
-    return fs::absolute(figures).lexically_normal().lexically_relative(fs::absolute(report).parent_path().lexically_normal()).generic_string();
 }
 
 std::string markdown_report(const std::string& path, const nlohmann::json& summary, const detect::detection_result& r,
@@ -268,10 +259,7 @@ int detect(const detect_cli_options& o)
 {
     apply_threads_option(o.threads);
     if (o.path.empty()) throw std::invalid_argument("qkov: detect needs a model PATH");
-    if (!o.markdown.empty() && std::filesystem::is_directory(o.markdown))
-        throw std::invalid_argument("qkov: --markdown " + o.markdown + ": is a directory, expected a file name");
-    if (!o.figures.empty() && std::filesystem::exists(o.figures) && !std::filesystem::is_directory(o.figures))
-        throw std::invalid_argument("qkov: --figures " + o.figures + ": exists and is not a directory");
+    check_report_paths(o.markdown, o.figures);
     const auto model = model::open_model(o.path);
     return o.dtype == "float64" ? run_detection<double>(model, o) : run_detection<float>(model, o);
 }

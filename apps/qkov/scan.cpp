@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/model/head_name.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/numeric/blas_threads.hpp"
@@ -24,20 +25,12 @@
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
+#include "report_paths.hpp"
 #include "threads_option.hpp"
 
 namespace qkov::app {
 
 namespace {
-
-/// The figures' directory as the Markdown report at `report` links it: relative to the report's
-/// directory, with '/' separators.
-std::string figures_relative_to(const std::filesystem::path& figures, const std::filesystem::path& report)
-{
-    namespace fs = std::filesystem;
-    const fs::path base = fs::absolute(report).parent_path();
-    return fs::absolute(figures).lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
-}
 
 /// "A-B" or "A" (inclusive, 0-based) into the scan's layer range; anything else is a named error.
 void parse_layers(const std::string& text, scan::scan_options& o)
@@ -148,10 +141,7 @@ nlohmann::json head_json(const scan::head_metrics& h)
 int scan(const scan_cli_options& o)
 {
     apply_threads_option(o.threads);
-    if (!o.markdown.empty() && std::filesystem::is_directory(o.markdown))
-        throw std::invalid_argument("qkov: --markdown " + o.markdown + ": is a directory, expected a file name");
-    if (!o.figures.empty() && std::filesystem::exists(o.figures) && !std::filesystem::is_directory(o.figures))
-        throw std::invalid_argument("qkov: --figures " + o.figures + ": exists and is not a directory");
+    check_report_paths(o.markdown, o.figures);
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -205,7 +195,7 @@ int scan(const scan_cli_options& o)
     // Labels are hypotheses: list each with its heads; the evidence is in the JSON.
     std::map<std::string, std::vector<std::string>> labelled, undecided;
     for (const auto& h : r.heads) {
-        const std::string name = std::to_string(h.layer) + "." + std::to_string(h.head);
+        const std::string name = model::head_name(h.layer, h.head);
         for (const auto& l : h.labels.labels) labelled[l].push_back(name);
         for (const auto& u : h.labels.undecided) undecided[u.label].push_back(name);
     }

@@ -85,6 +85,12 @@ struct detection_result {
     std::vector<token_id> first_sequence;  ///< sample 0's tokens, for what is drawn from one run
 
     [[nodiscard]] double threshold(std::size_t k) const { return behaviour_fraction * attainable[k]; }
+
+    /// The head at (layer, head), or nullptr outside the model (per_head is layer-major).
+    [[nodiscard]] const head_behaviour* find(std::size_t layer, std::size_t head) const
+    {
+        return layer < layers && head < heads && layer * heads + head < per_head.size() ? &per_head[layer * heads + head] : nullptr;
+    }
 };
 
 /// The BOS token a detection uses: the option, else the model's; an error naming both ways otherwise.

@@ -16,12 +16,12 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "qkov/detect/head_detection.hpp"
+#include "qkov/report/joined_text.hpp"
 
 namespace qkov::detect {
 
@@ -77,9 +77,7 @@ inline label_rule rule_for(const std::string& label)
 inline std::string shown_list(const head_behaviour& h)
 {
     if (h.behaviours.empty()) return "shows none of the three behaviours";
-    std::string s = "shows ";
-    for (std::size_t i = 0; i < h.behaviours.size(); ++i) s += (i ? ", " : "") + h.behaviours[i];
-    return s;
+    return "shows " + report::joined(h.behaviours);
 }
 
 } // namespace detail
@@ -87,13 +85,11 @@ inline std::string shown_list(const head_behaviour& h)
 /// Compares every head present in both; a head the scan did not cover (--layers) is left out.
 inline comparison compare_weights_with_behaviour(const std::vector<weight_labels>& scanned, const detection_result& detected)
 {
-    std::map<std::pair<std::size_t, std::size_t>, const head_behaviour*> by_head;
-    for (const auto& h : detected.per_head) by_head[{h.layer, h.head}] = &h;
     comparison out;
     for (const auto& w : scanned) {
-        const auto it = by_head.find({w.layer, w.head});
-        if (it == by_head.end()) continue;
-        const head_behaviour& h = *it->second;
+        const head_behaviour* found = detected.find(w.layer, w.head);
+        if (found == nullptr) continue;
+        const head_behaviour& h = *found;
         ++out.heads_compared;
         std::vector<std::string> explained;
         for (const auto& label : w.labels) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "qkov/report/joined_text.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/table.hpp"
 #include "qkov/scan/composition_edges.hpp"
@@ -61,12 +62,7 @@ inline std::string figures_of(const markdown_options& o, const head_metrics& h)
     return s;
 }
 
-inline std::string joined(const std::vector<std::string>& words)
-{
-    std::string s;
-    for (const auto& w : words) s += (s.empty() ? "" : ", ") + w;
-    return s;
-}
+using report::joined;
 
 inline std::vector<std::string> undecided_names(const head_labels& l)
 {
