@@ -11,6 +11,7 @@
 
 #include "qkov/model/head_attention.hpp"
 #include "qkov/model/open_model.hpp"
+#include "error_text.hpp"
 #include "shared_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -131,7 +132,7 @@ std::string error_of(const fs::path& p)
     return {};
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using qkov::test::contains;
 
 /// A v3 file with one tensor "t" of type `type`, ne = {n}, and `data` after 32-byte alignment.
 gguf_writer one_tensor(std::uint32_t type, std::uint64_t n, const std::string& data)

@@ -14,6 +14,7 @@
 
 #include "qkov/model/head_attention.hpp"
 #include "qkov/model/open_model.hpp"
+#include "error_text.hpp"
 #include "shared_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -177,7 +178,7 @@ std::string config_error(const std::string& text)
     return {};
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using qkov::test::contains;
 
 fs::path scratch_dir(const std::string& name)
 {

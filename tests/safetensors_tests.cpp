@@ -13,6 +13,7 @@
 #include "qkov/io/open_checkpoint.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/io/safetensors_index.hpp"
+#include "error_text.hpp"
 #include "shared_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -58,7 +59,7 @@ std::string error_of(const fs::path& path)
     return {};
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using qkov::test::contains;
 
 } // namespace
 

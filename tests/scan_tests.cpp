@@ -16,6 +16,7 @@
 
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "error_text.hpp"
 #include "shared_dir.hpp"
 #include "tiny_checkpoint.hpp"
 
@@ -111,15 +112,7 @@ void check_values(const vector& got, std::vector<double> expected, double tolera
     for (std::size_t i = 0; i < expected.size(); ++i) BOOST_TEST(std::abs(got(i) - expected[i]) <= tolerance, "value " << i << ": " << got(i) << " vs " << expected[i]);
 }
 
-std::string error_of(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "";
-}
+using qkov::test::error_of;
 
 } // namespace
 
