@@ -226,6 +226,42 @@ BOOST_AUTO_TEST_CASE(without_embedding_no_copying_score)
     for (const auto& h : r.heads) BOOST_TEST(!h.copying_score.has_value());
 }
 
+/// The vocabulary read in blocks of rows (token_side.hpp) against the whole matrices: G to
+/// rounding (the blocks sum in another order), the sampled rows exactly. Blocks of 3 rows and a
+/// sample of at most 3 rows split the planted model's V = 8 unevenly; the fixtures add an untied
+/// unembedding (GPT-NeoX's embed_out) and a larger vocabulary.
+BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
+{
+    std::vector<fs::path> models{write_gpt2("planted", planted_tensors())};
+    for (const char* name : {"gpt2", "gpt_neox", "llama"})
+        if (auto dir = qkov::test::shared_dir_or_skip(std::string("fixtures/models/") + name); !dir.empty()) models.push_back(dir);
+    for (const auto& dir : models)
+        BOOST_TEST_CONTEXT("model " << dir)
+        {
+            const auto m = qkov::model::open_model(dir);
+            const matrix e = *m.embedding(), u = *m.unembedding();
+            const bool tied = m.unembedding_status() == "tied to the embedding";
+            const matrix whole = tied ? token_gram(e) : token_circuit(e, u);
+            for (std::size_t block : {3, 4096}) {
+                const auto side = read_token_side(m, 3, block);
+                BOOST_TEST_REQUIRE(side.tokens.has_value());
+                const double scale = xt::amax(xt::abs(whole))();
+                BOOST_TEST(xt::amax(xt::abs(side.tokens->g - whole))() <= 1e-13 * scale);
+                BOOST_TEST(xt::amax(xt::abs(side.tokens->mean_embedding - xt::mean(e, {0})))() <= 1e-15 * (1 + xt::amax(xt::abs(e))()));
+                BOOST_TEST(xt::amax(xt::abs(side.tokens->mean_unembedding - xt::mean(u, {0})))() <= 1e-15 * (1 + xt::amax(xt::abs(u))()));
+                const std::size_t V = e.shape()[0], stride = sample_stride(V, 3);
+                BOOST_TEST(side.vocabulary == V);
+                BOOST_TEST_REQUIRE(side.sample.shape()[0] == (V + stride - 1) / stride);
+                BOOST_TEST_REQUIRE(side.sample.shape()[0] <= 3u);
+                for (std::size_t i = 0; i < side.sample.shape()[0]; ++i)
+                    BOOST_TEST((xt::view(side.sample, i, xt::all()) == xt::view(e, i * stride, xt::all())));
+            }
+        }
+    const auto m = qkov::model::open_model(models.front());
+    const auto message = error_of([&] { (void)m.embedding_rows(6, 3); });
+    BOOST_TEST(qkov::test::contains(message, "rows 6 to 9 of wte.weight, which has 8"), message);
+}
+
 BOOST_AUTO_TEST_CASE(bad_input_named_errors)
 {
     auto nan = planted_tensors();

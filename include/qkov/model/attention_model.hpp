@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -60,18 +61,20 @@ public:
     [[nodiscard]] bool fused_qkv() const { return config_.family != io::model_family::llama || find_layer_tensor(0, {"self_attn.qkv_proj.weight"}) != nullptr; }
 
     /// The token embedding, V x D as stored (row t embeds token t); nullopt when the file lacks it.
-    [[nodiscard]] std::optional<matrix> embedding() const
-    {
-        const auto* t = find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"});
-        if (t == nullptr) return std::nullopt;
-        return load(*t, config_.vocab_size, config_.hidden_size);
-    }
+    [[nodiscard]] std::optional<matrix> embedding() const { return embedding_rows(0, config_.vocab_size); }
     /// The unembedding, V x D (logits = W_U x): lm_head/embed_out/output, or the embedding when tied.
-    [[nodiscard]] std::optional<matrix> unembedding() const
+    [[nodiscard]] std::optional<matrix> unembedding() const { return unembedding_rows(0, config_.vocab_size); }
+    /// Rows [first, first + count) of the embedding: for readers that stream the vocabulary instead
+    /// of holding V x D doubles. Throws std::out_of_range past row V.
+    [[nodiscard]] std::optional<matrix> embedding_rows(std::size_t first, std::size_t count) const
     {
-        const auto* t = find_global({"lm_head.weight", "embed_out.weight", "output.weight"});
-        if (t != nullptr) return load(*t, config_.vocab_size, config_.hidden_size);
-        if (config_.tied_embeddings) return embedding();
+        return vocabulary_rows(find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"}), first, count);
+    }
+    /// Rows [first, first + count) of the unembedding (the embedding's when tied).
+    [[nodiscard]] std::optional<matrix> unembedding_rows(std::size_t first, std::size_t count) const
+    {
+        if (const auto* t = find_global({"lm_head.weight", "embed_out.weight", "output.weight"})) return vocabulary_rows(t, first, count);
+        if (config_.tied_embeddings) return embedding_rows(first, count);
         return std::nullopt;
     }
     /// The learned position embedding, positions x D as stored (GPT-2's wpe); nullopt for models
@@ -156,6 +159,16 @@ private:
         matrix m = xt::empty<double>(transposed ? std::array{columns, rows} : std::array{rows, columns});
         io::read_block(t, row, rows, column, columns, transposed ? io::block_destination{m.data(), 1, rows} : io::block_destination{m.data(), columns, 1});
         return m;
+    }
+    /// Rows [first, first + count) of a V x D vocabulary matrix, or nullopt when it is absent.
+    [[nodiscard]] std::optional<matrix> vocabulary_rows(const io::tensor_view* t, std::size_t first, std::size_t count) const
+    {
+        if (t == nullptr) return std::nullopt;
+        const std::size_t V = config_.vocab_size;
+        if (first > V || count > V - first)
+            throw std::out_of_range("qkov: rows " + std::to_string(first) + " to " + std::to_string(first + count) + " of " + t->name + ", which has " +
+                                    std::to_string(V));
+        return block(shaped(*t, V, config_.hidden_size), first, count, 0, config_.hidden_size);
     }
     /// Elements [first, first + d) of a stored vector, or empty when the tensor is absent.
     static vector part(const io::tensor_view* b, std::size_t first, std::size_t d)

@@ -12,35 +12,58 @@
 #include <cmath>
 #include <complex>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "qkov/model/attention_model.hpp"
+#include "qkov/model/head_weights.hpp"
 #include "qkov/scan/head_metrics.hpp"
 
 namespace qkov::scan {
 
-/// G = W_E^T W_U (D x D), one BLAS call over the stored V x D matrices (no transposed copy).
-inline matrix token_circuit(const matrix& embedding, const matrix& unembedding)
+/// g += E^T U for rows of W_E and W_U (the same rows of both): G = W_E^T W_U summed over blocks of
+/// the vocabulary, so no reader has to hold V x D doubles. With `u` null (a tied unembedding,
+/// U = E) BLAS's symmetric rank-k update adds to the upper triangle only, half the FLOPs;
+/// mirror_upper finishes G once every block is in.
+inline void add_token_rows(matrix& g, const matrix& e, const matrix* u)
 {
-    if (embedding.shape() != unembedding.shape())
-        throw std::invalid_argument("qkov: the embedding is " + std::to_string(embedding.shape()[0]) + " x " + std::to_string(embedding.shape()[1]) +
-                                    " but the unembedding " + std::to_string(unembedding.shape()[0]) + " x " + std::to_string(unembedding.shape()[1]));
-    return multiply(embedding, unembedding, true, false);
+    const std::size_t D = g.shape()[0];
+    if (e.shape()[1] != D || (u != nullptr && u->shape() != e.shape()))
+        throw std::invalid_argument("qkov: token rows of the embedding are " + std::to_string(e.shape()[0]) + " x " + std::to_string(e.shape()[1]) +
+                                    (u != nullptr ? " and of the unembedding " + std::to_string(u->shape()[0]) + " x " + std::to_string(u->shape()[1]) : std::string()) +
+                                    " for a token circuit of width " + std::to_string(D));
+    using index = xt::blas_index_t;
+    const auto n = static_cast<index>(D), rows = static_cast<index>(e.shape()[0]);
+    if (u == nullptr)
+        cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, n, rows, 1.0, e.data(), n, 1.0,
+                             g.data(), n);
+    else
+        cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::Trans, cxxblas::Transpose::NoTrans, n, n, rows, 1.0, e.data(), n,
+                             u->data(), n, 1.0, g.data(), n);
 }
 
+/// The lower triangle of a symmetric matrix from its upper one.
+inline void mirror_upper(matrix& g)
+{
+    for (std::size_t i = 0; i < g.shape()[0]; ++i)
+        for (std::size_t j = 0; j < i; ++j) g(i, j) = g(j, i);
+}
 
-/// W_E^T W_E (D x D) for a tied unembedding: BLAS's symmetric rank-k update computes one triangle
-/// (half the FLOPs of the general product, V D^2 instead of 2 V D^2), mirrored into the other.
+/// G = W_E^T W_U (D x D) from whole V x D matrices.
+inline matrix token_circuit(const matrix& embedding, const matrix& unembedding)
+{
+    matrix g = xt::zeros<double>({embedding.shape()[1], embedding.shape()[1]});
+    add_token_rows(g, embedding, &unembedding);
+    return g;
+}
+
+/// W_E^T W_E (D x D) for a tied unembedding, from the whole V x D embedding.
 inline matrix token_gram(const matrix& embedding)
 {
-    const std::size_t V = embedding.shape()[0], D = embedding.shape()[1];
-    matrix g = xt::zeros<double>({D, D});
-    using index = xt::blas_index_t;
-    cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, static_cast<index>(D),
-                         static_cast<index>(V), 1.0, embedding.data(), static_cast<index>(D), 0.0, g.data(), static_cast<index>(D));
-    for (std::size_t i = 0; i < D; ++i)
-        for (std::size_t j = 0; j < i; ++j) g(i, j) = g(j, i);
+    matrix g = xt::zeros<double>({embedding.shape()[1], embedding.shape()[1]});
+    add_token_rows(g, embedding, nullptr);
+    mirror_upper(g);
     return g;
 }
 
@@ -63,8 +86,7 @@ inline void require_head_width(const model::head_weights& h, const matrix& g)
                                     " but the head's width is " + std::to_string(h.w_v.shape()[1]));
 }
 
-/// G for a model whose embedding the caller has read, or nullopt when it lacks the unembedding.
-/// A tied unembedding is the embedding itself: it is not read again.
+/// G and the mean rows of W_E and W_U; token_side.hpp reads them from a model.
 struct token_circuits {
     matrix g;                                  ///< W_E^T W_U (Elhage et al.'s copying score, as numpy computes it)
     vector mean_embedding, mean_unembedding;   ///< e and u, the mean rows of W_E and W_U
@@ -96,16 +118,6 @@ inline head_copying copying_scores(const model::head_weights& h, const token_cir
     for (std::size_t i = 0; i < centred.shape()[0]; ++i)
         for (std::size_t j = 0; j < centred.shape()[1]; ++j) centred(i, j) -= V * ve(i) * uo(j);
     return {eigenvalue_score(cyclic), eigenvalue_score(centred)};
-}
-
-inline std::optional<token_circuits> token_circuit(const model::attention_model& m, const matrix& embedding)
-{
-    const vector mean_embedding = xt::mean(embedding, {0});
-    const std::size_t V = embedding.shape()[0];
-    if (m.unembedding_status() == "tied to the embedding") return token_circuits{token_gram(embedding), mean_embedding, mean_embedding, V};
-    auto u = m.unembedding();
-    if (!u) return std::nullopt;
-    return token_circuits{token_circuit(embedding, *u), mean_embedding, xt::mean(*u, {0}), V};
 }
 
 } // namespace qkov::scan

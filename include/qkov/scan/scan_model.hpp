@@ -3,8 +3,9 @@
 //
 // Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per scanned layer
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
-// circuit when the model has both embeddings (W_E and W_U themselves only while it is formed)
-// and at most token_sample rows of W_E for the constant-reading test (head_structure.hpp).
+// circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
+// W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
+// (head_structure.hpp).
 #pragma once
 
 #include <functional>
@@ -18,6 +19,7 @@
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
 #include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/token_side.hpp"
 #include "qkov/forward/norms.hpp"
 
 namespace qkov::scan {
@@ -54,18 +56,6 @@ inline matrix through_norm(const model::norm_weights& norm, const matrix& x)
     p.bias.assign(norm.bias.begin(), norm.bias.end());
     const numeric::tensor2<double> rows = x;
     return matrix(forward::normalized(rows, p));
-}
-
-/// Every stride-th row of the embedding, at most `limit` rows (all of them when V <= limit).
-inline matrix sample_rows(const matrix& embedding, std::size_t limit)
-{
-    const std::size_t V = embedding.shape()[0], D = embedding.shape()[1];
-    const std::size_t stride = V <= limit ? 1 : (V + limit - 1) / limit;
-    const std::size_t n = (V + stride - 1) / stride;
-    matrix out = xt::empty<double>({n, D});
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < D; ++j) out(i, j) = embedding(i * stride, j);
-    return out;
 }
 
 /// Mean and spread of the rows of x projected on the unit direction u.
@@ -124,13 +114,8 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         throw std::invalid_argument("qkov: layers " + std::to_string(options.first_layer) + "-" + std::to_string(last) + " are not within 0-" +
                                     std::to_string(layers - 1));
     scan_result result;
-    std::optional<token_circuits> tokens;
-    matrix sample;
-    if (auto embedding = m.embedding()) {  // freed at the end of this block: only G and the sample stay
-        tokens = token_circuit(m, *embedding);
-        sample = sample_rows(*embedding, options.token_sample);
-        result.tokens_sampled = sample.shape()[0], result.vocabulary = embedding->shape()[0];
-    }
+    auto [tokens, sample, vocabulary] = read_token_side(m, options.token_sample);
+    if (sample.size() != 0) result.tokens_sampled = sample.shape()[0], result.vocabulary = vocabulary;
     // Learned positions: p_n (+ the mean token embedding when there is one), n < min(rows, context).
     matrix positions;
     if (auto p = m.position_embedding()) {
