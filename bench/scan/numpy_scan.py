@@ -70,7 +70,9 @@ def ratio(norms, a, b):
     return np.where(denominator == 0, 0.0, norms / np.where(denominator == 0, 1.0, denominator))
 
 
-def scan(path):
+def open_gpt2(path):
+    """(header, tensor, config) of a GPT-2 safetensors file: tensor(name) is the named tensor as
+    float64, with or without the "transformer." prefix; config is config.json beside the file."""
     with open(path, "rb") as f:
         data = f.read()
     (header_length,) = struct.unpack_from("<Q", data, 0)
@@ -89,6 +91,11 @@ def scan(path):
     config = json.load(open(path.rsplit("/", 1)[0] + "/config.json"))
     if config.get("model_type") != "gpt2":
         raise SystemExit(f"numpy_scan: config.json says model_type {config.get('model_type')!r}, only gpt2 is read here")
+    return header, tensor, config
+
+
+def scan(path):
+    header, tensor, config = open_gpt2(path)
     D, H, L = config["n_embd"], config["n_head"], config["n_layer"]
     d = D // H
     a = empty_arrays(L, H, d)
