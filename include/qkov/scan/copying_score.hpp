@@ -33,14 +33,11 @@ inline void add_token_rows(matrix& g, const matrix& e, const matrix* u)
         throw std::invalid_argument("qkov: token rows of the embedding are " + std::to_string(e.shape()[0]) + " x " + std::to_string(e.shape()[1]) +
                                     (u != nullptr ? " and of the unembedding " + std::to_string(u->shape()[0]) + " x " + std::to_string(u->shape()[1]) : std::string()) +
                                     " for a token circuit of width " + std::to_string(D));
+    const std::size_t rows = e.shape()[0];
+    if (u != nullptr) return multiply_into(D, D, rows, e.data(), D, true, u->data(), D, false, g.data(), D, 1.0);
     using index = xt::blas_index_t;
-    const auto n = static_cast<index>(D), rows = static_cast<index>(e.shape()[0]);
-    if (u == nullptr)
-        cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, n, rows, 1.0, e.data(), n, 1.0,
-                             g.data(), n);
-    else
-        cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::Trans, cxxblas::Transpose::NoTrans, n, n, rows, 1.0, e.data(), n,
-                             u->data(), n, 1.0, g.data(), n);
+    cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, static_cast<index>(D),
+                         static_cast<index>(rows), 1.0, e.data(), static_cast<index>(D), 1.0, g.data(), static_cast<index>(D));
 }
 
 /// The lower triangle of a symmetric matrix from its upper one.

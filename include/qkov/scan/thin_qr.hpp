@@ -84,16 +84,17 @@ inline matrix r_factor(const matrix& tall)
     return detail::lapack_qr(a, tall.shape()[0], tall.shape()[1], false).r;
 }
 
-/// C = op(A) op(B) through BLAS on row-major storage read in place, for blocks inside larger
-/// matrices: C is m x n with rows ldc apart; op(A) is m x k and op(B) k x n, each stored with rows
-/// lda (ldb) apart, transposed in place when asked.
+/// C = op(A) op(B) + beta C through BLAS on row-major storage read in place, for blocks inside
+/// larger matrices: C is m x n with rows ldc apart; op(A) is m x k and op(B) k x n, each stored with
+/// rows lda (ldb) apart, transposed in place when asked. beta = 1 accumulates (a sum of products
+/// over blocks of rows).
 inline void multiply_into(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda, bool transpose_a, const double* b,
-                          std::size_t ldb, bool transpose_b, double* c, std::size_t ldc)
+                          std::size_t ldb, bool transpose_b, double* c, std::size_t ldc, double beta = 0.0)
 {
     using index = xt::blas_index_t;
     const auto op = [](bool t) { return t ? cxxblas::Transpose::Trans : cxxblas::Transpose::NoTrans; };
     cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, op(transpose_a), op(transpose_b), static_cast<index>(m), static_cast<index>(n),
-                         static_cast<index>(k), 1.0, a, static_cast<index>(lda), b, static_cast<index>(ldb), 0.0, c, static_cast<index>(ldc));
+                         static_cast<index>(k), 1.0, a, static_cast<index>(lda), b, static_cast<index>(ldb), beta, c, static_cast<index>(ldc));
 }
 
 /// op(a) op(b) through BLAS, with either operand transposed in place.
