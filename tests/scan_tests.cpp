@@ -257,7 +257,13 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
                     BOOST_TEST((xt::view(side.sample, i, xt::all()) == xt::view(e, i * stride, xt::all())));
             }
         }
+    // The planted model's V = 8 rows under a limit of 3: rows 0, 3 and 6, stated here rather than
+    // derived from sample_stride.
     const auto m = qkov::model::open_model(models.front());
+    const auto planted = read_token_side(m, 3, 3);
+    const matrix e = *m.embedding();
+    BOOST_TEST_REQUIRE(planted.sample.shape()[0] == 3u);
+    for (std::size_t i = 0; i < 3; ++i) BOOST_TEST((xt::view(planted.sample, i, xt::all()) == xt::view(e, 3 * i, xt::all())));
     const auto message = error_of([&] { (void)m.embedding_rows(6, 3); });
     BOOST_TEST(qkov::test::contains(message, "rows 6 to 9 of wte.weight, which has 8"), message);
 }

@@ -3,7 +3,7 @@
 // strided sample of W_E's rows (the constant-reading test, head_structure.hpp).
 //
 // Memory: one block of W_E (and of W_U when untied) at a time, G and the sample; never the V x D
-// matrices themselves (GPT-2's 50,257 x 768 are 309 MB as doubles, 33 times G).
+// matrices themselves (GPT-2's 50,257 x 768 are 309 MB as doubles, 65 times G).
 #pragma once
 
 #include <algorithm>
