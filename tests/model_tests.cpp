@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,7 @@ void check_fixture(const std::string& name)
         vector out = lw.b_o.size() ? lw.b_o : vector(xt::zeros<double>({c.hidden_size}));
         double worst = 0;
         for (const auto& h : lw.heads) {
-            const auto p = last_query_probabilities(x, h, c.rope);
+            const auto p = last_query_probabilities(x, h, c);
             for (std::size_t m = 0; m < p.size(); ++m) worst = std::max(worst, std::abs(p[m] - a["last_query_probs"][h.head][m].get<double>()));
             out += last_position_output(x, h, p);
         }
@@ -324,6 +325,91 @@ BOOST_AUTO_TEST_CASE(config_both_transformers_spellings)
     BOOST_TEST(scaled.rope->scaling->type == "llama3");
     BOOST_TEST(scaled.rope->scaling->factor == 8.0);
     BOOST_TEST(scaled.rope->base == 500000.0);
+}
+
+namespace {
+
+/// A two-layer SmolLM3 config.json with `extra` merged in (null values remove a key).
+nlohmann::json smollm3_config(const nlohmann::json& extra = nlohmann::json::object())
+{
+    nlohmann::json j = {{"model_type", "smollm3"}, {"architectures", {"SmolLM3ForCausalLM"}}, {"hidden_size", 8}, {"num_hidden_layers", 2},
+                        {"num_attention_heads", 2}, {"num_key_value_heads", 1}, {"vocab_size", 16}, {"rope_theta", 10000.0},
+                        {"no_rope_layers", {1, 0}}};
+    j.merge_patch(extra);
+    return j;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(smollm3_no_rope_layers_give_each_layer_its_rope)
+{
+    const auto c = qkov::io::parse_model_config(smollm3_config(), "config.json");
+    BOOST_TEST(c.architecture == "SmolLM3ForCausalLM");
+    BOOST_TEST((c.family == qkov::io::model_family::llama));
+    BOOST_TEST((c.norm == qkov::io::norm_kind::rms_norm));
+    BOOST_TEST(c.activation == "silu");
+    BOOST_TEST((c.rope_layers == std::vector<bool>{true, false}));
+    BOOST_TEST(c.any_nope_layer());
+    BOOST_REQUIRE(c.rope_at(0).has_value());
+    BOOST_TEST((c.rope_at(0)->pairing == qkov::rope_pairing::rotate_half));
+    BOOST_TEST(c.rope_at(0)->rotary_dim == 4u);
+    BOOST_TEST(c.rope_at(0)->base == 10000.0);
+    BOOST_TEST(!c.rope_at(1).has_value());
+    BOOST_CHECK_THROW((void)c.rope_at(2), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(smollm3_without_a_list_follows_the_interval)
+{
+    // transformers' default: layer l is NoPE when (l + 1) % no_rope_layer_interval == 0, interval 4.
+    const auto every_fourth = qkov::io::parse_model_config(smollm3_config({{"num_hidden_layers", 8}, {"no_rope_layers", nullptr}}), "config.json");
+    BOOST_TEST((every_fourth.rope_layers == std::vector<bool>{true, true, true, false, true, true, true, false}));
+    const auto every_second = qkov::io::parse_model_config(
+        smollm3_config({{"num_hidden_layers", 4}, {"no_rope_layers", nullptr}, {"no_rope_layer_interval", 2}}), "config.json");
+    BOOST_TEST((every_second.rope_layers == std::vector<bool>{true, false, true, false}));
+    // SmolLM3Config's default theta, not Llama's, when the file names none.
+    BOOST_TEST(qkov::io::parse_model_config(smollm3_config({{"rope_theta", nullptr}}), "config.json").rope->base == 2000000.0);
+}
+
+BOOST_AUTO_TEST_CASE(models_without_a_schedule_rotate_every_layer)
+{
+    const auto c = qkov::io::parse_model_config(
+        nlohmann::json::parse(R"({"model_type":"llama","hidden_size":8,"num_hidden_layers":3,"num_attention_heads":2,"vocab_size":4,
+                                  "layer_types":["full_attention","full_attention","full_attention"],"use_sliding_window":false})"),
+        "config.json");
+    BOOST_TEST(c.rope_layers.empty());
+    BOOST_TEST(!c.any_nope_layer());
+    BOOST_TEST(c.rope_at(2).has_value());
+    BOOST_TEST(c.rope_at(2)->base == c.rope->base);
+    const auto gpt2 =
+        qkov::io::parse_model_config(nlohmann::json::parse(R"({"model_type":"gpt2","n_embd":8,"n_layer":2,"n_head":2,"vocab_size":4})"), "config.json");
+    BOOST_TEST(!gpt2.rope_at(0).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(bad_no_rope_layers_are_refused_by_name)
+{
+    BOOST_TEST(contains(config_error(smollm3_config({{"no_rope_layers", {1, 0, 1}}}).dump()),
+                        "\"no_rope_layers\" must be a list of one 0/1 flag per layer (2 layers), not [1,0,1]"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"no_rope_layers", 1}}).dump()), "\"no_rope_layers\" must be a list"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"no_rope_layers", {1, 2}}}).dump()), "\"no_rope_layers\" entry 1 is 2, not 0 (NoPE) or 1 (RoPE)"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"no_rope_layers", {"1", 0}}}).dump()), "\"no_rope_layers\" entry 0 is \"1\""));
+    BOOST_TEST(contains(config_error(smollm3_config({{"no_rope_layers", {true, false}}}).dump()), "\"no_rope_layers\" entry 0 is true"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"no_rope_layers", nullptr}, {"no_rope_layer_interval", 0}}).dump()),
+                        "\"no_rope_layer_interval\" must be positive"));
+}
+
+BOOST_AUTO_TEST_CASE(unimplemented_layer_schedules_are_refused_by_name)
+{
+    BOOST_TEST(contains(config_error(smollm3_config({{"layer_types", {"full_attention", "sliding_attention"}}}).dump()),
+                        "\"layer_types\" gives layer 1 the attention type \"sliding_attention\""));
+    BOOST_TEST(contains(config_error(smollm3_config({{"layer_types", {"full_attention"}}}).dump()), "\"layer_types\" must be a list of one attention type per layer"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"use_sliding_window", true}, {"sliding_window", 4096}}).dump()),
+                        "\"use_sliding_window\" is true with a \"sliding_window\""));
+    BOOST_TEST(contains(config_error(smollm3_config({{"model_type", "llama4"}}).dump()), "model_type \"llama4\" is not supported"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"model_type", "llama4_text"}}).dump()), "model_type \"llama4_text\" is not supported"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"model_type", "cohere2"}}).dump()), "model_type \"cohere2\" is not supported"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"model_type", "llama"}, {"attn_temperature_tuning", true}}).dump()), "\"attn_temperature_tuning\" is set"));
+    BOOST_TEST(contains(config_error(smollm3_config({{"model_type", "llama"}, {"interleave_moe_layer_step", 1}}).dump()),
+                        "\"interleave_moe_layer_step\" is set"));
 }
 
 BOOST_AUTO_TEST_CASE(gpt2_small_attention_loads_all_144_heads_and_reports_the_missing_wte)

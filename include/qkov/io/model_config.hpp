@@ -7,13 +7,21 @@
 //   gpt_neox                                fused query_key_value interleaved per head, partial RoPE
 //   llama, mistral, qwen2, qwen3, olmo2,    separate q/k/v/o_proj, GQA, rotate_half RoPE
 //   gemma, gemma2 (RMSNorm scales by 1+w),
-//   phi3 (fused qkv_proj)
+//   phi3 (fused qkv_proj), smollm3
+// RoPE is a property of each layer: SmolLM3 leaves some layers unrotated (NoPE), marked in
+// "no_rope_layers" (one 0/1 per layer, 1 = RoPE) or, when that is absent, every
+// "no_rope_layer_interval"-th layer (transformers' SmolLM3Config: no_rope_layers[l] =
+// int((l + 1) % interval != 0), interval 4 by default). Per-layer schedules qkov does not run are
+// refused by name rather than read as all-RoPE, full-attention layers: layer_types other than
+// full_attention, use_sliding_window with a sliding_window, Llama 4 (its NoPE layers scale the
+// queries with the position) and Cohere2 (sliding RoPE layers between full NoPE ones).
 // Sizes must be positive integers; the query heads must divide the width when head_dim is absent,
 // and the kv heads must divide the query heads. Anything else is a model_file_error naming the key.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,6 +59,7 @@ struct model_config {
     std::optional<std::size_t> bos_token_id;  ///< the token a sequence starts with, when the file names one
     bool tied_embeddings = false;
     std::optional<rope_config> rope;  ///< none for learned absolute positions (GPT-2)
+    std::vector<bool> rope_layers;   ///< empty: every layer uses `rope` (when set); else one flag per layer, false = no RoPE (NoPE)
     norm_kind norm = norm_kind::rms_norm;
     double norm_eps = 1e-5;
     std::string dtype;  ///< as the config states it (may be empty)
@@ -58,6 +67,24 @@ struct model_config {
     /// forward pass reads, the head model does not need it.
     std::string activation;
     bool parallel_residual = false;  ///< x + attn(ln1(x)) + mlp(ln2(x)) (GPT-NeoX's use_parallel_residual)
+
+    /// The RoPE of layer l: `rope` when that layer rotates, nullopt for a NoPE layer or a model without RoPE.
+    [[nodiscard]] std::optional<rope_config> rope_at(std::size_t layer) const
+    {
+        if (!rope_layers.empty()) {
+            if (layer >= rope_layers.size())
+                throw std::out_of_range("qkov: layer " + std::to_string(layer) + " of a RoPE schedule of " + std::to_string(rope_layers.size()) + " layers");
+            if (!rope_layers[layer]) return std::nullopt;
+        }
+        return rope;
+    }
+
+    [[nodiscard]] bool any_nope_layer() const
+    {
+        for (const bool rotates : rope_layers)
+            if (!rotates) return true;
+        return false;
+    }
 };
 
 namespace detail {
@@ -114,6 +141,57 @@ inline std::optional<std::size_t> config_token(const nlohmann::json& j, const ch
     return static_cast<std::size_t>(id);
 }
 
+/// Keys that give layers a schedule other than full causal attention (sliding windows, MoE
+/// interleaving, position-dependent query scaling): reading such a model as plain layers would
+/// compute a different model, so each is refused by its name.
+inline void refuse_unimplemented_layer_schedules(const nlohmann::json& j, std::size_t layers, const std::string& file)
+{
+    if (const auto* types = config_key(j, {"layer_types"})) {
+        if (!types->is_array() || types->size() != layers)
+            throw model_file_error(file, "\"layer_types\" must be a list of one attention type per layer (" + std::to_string(layers) +
+                                             " layers), not " + types->dump());
+        for (std::size_t l = 0; l < types->size(); ++l) {
+            const auto& type = (*types)[l];
+            if (!type.is_string() || type.get<std::string>() != "full_attention")
+                throw model_file_error(file, "\"layer_types\" gives layer " + std::to_string(l) + " the attention type " + type.dump() +
+                                                 "; qkov implements only \"full_attention\"");
+        }
+    }
+    const auto* sliding = config_key(j, {"use_sliding_window"});
+    if (sliding && sliding->is_boolean() && sliding->get<bool>() && config_key(j, {"sliding_window"}) != nullptr)
+        throw model_file_error(file, "\"use_sliding_window\" is true with a \"sliding_window\": qkov does not implement sliding-window attention");
+    for (const char* key : {"attn_temperature_tuning", "interleave_moe_layer_step"}) {
+        const auto* v = config_key(j, {key});
+        if (v && !(v->is_boolean() && !v->get<bool>()) && !(v->is_number() && v->get<double>() == 0))
+            throw model_file_error(file, std::string("\"") + key + "\" is set (" + v->dump() + "): qkov does not implement Llama 4's layer schedule");
+    }
+}
+
+/// SmolLM3's per-layer RoPE flags: "no_rope_layers" as given, or the interval pattern.
+inline std::vector<bool> smollm3_rope_layers(const nlohmann::json& j, std::size_t layers, const std::string& file)
+{
+    std::vector<bool> rotates;
+    const auto* list = config_key(j, {"no_rope_layers"});
+    if (list == nullptr) {
+        // transformers' SmolLM3Config: no_rope_layers[l] = int((l + 1) % no_rope_layer_interval != 0).
+        const std::size_t interval = config_size(j, file, {"no_rope_layer_interval"}, false, 4);
+        for (std::size_t l = 0; l < layers; ++l) rotates.push_back((l + 1) % interval != 0);
+        return rotates;
+    }
+    // transformers reads the first num_hidden_layers entries of a longer list; a list of another
+    // length more likely belongs to another depth of model than to this one, so it is refused.
+    if (!list->is_array() || list->size() != layers)
+        throw model_file_error(file, "\"no_rope_layers\" must be a list of one 0/1 flag per layer (" + std::to_string(layers) + " layers), not " +
+                                         list->dump());
+    for (std::size_t l = 0; l < layers; ++l) {
+        const auto& flag = (*list)[l];
+        if (!flag.is_number_integer() || (flag.get<std::int64_t>() != 0 && flag.get<std::int64_t>() != 1))
+            throw model_file_error(file, "\"no_rope_layers\" entry " + std::to_string(l) + " is " + flag.dump() + ", not 0 (NoPE) or 1 (RoPE)");
+        rotates.push_back(flag.get<std::int64_t>() == 1);
+    }
+    return rotates;
+}
+
 } // namespace detail
 
 inline model_config parse_model_config(const nlohmann::json& j, const std::string& file)
@@ -129,13 +207,19 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     else
         c.architecture = c.model_type;
     const std::string& t = c.model_type;
+    if (t == "llama4" || t == "llama4_text")
+        throw model_file_error(file, "model_type \"" + t + "\" is not supported: Llama 4's NoPE layers scale the queries with the position "
+                                                            "(attn_temperature_tuning) and it interleaves MoE layers, which qkov does not implement");
+    if (t == "cohere2")
+        throw model_file_error(file, "model_type \"cohere2\" is not supported: its layer_types alternate sliding-window RoPE layers with "
+                                     "full-attention NoPE layers, a schedule qkov does not implement");
     if (t == "gpt2") c.family = model_family::gpt2, c.norm = norm_kind::layer_norm;
     else if (t == "gpt_neox") c.family = model_family::gpt_neox, c.norm = norm_kind::layer_norm;
-    else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" || t == "olmo2" || t == "phi3") c.family = model_family::llama;
+    else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" || t == "olmo2" || t == "phi3" || t == "smollm3") c.family = model_family::llama;
     else if (t == "gemma" || t == "gemma2") c.family = model_family::llama, c.norm = norm_kind::rms_norm_plus_one;
     else
         throw model_file_error(file, "unknown architecture (model_type \"" + t +
-                                         "\"; qkov reads gpt2, gpt_neox, llama, mistral, qwen2, qwen3, olmo2, gemma, gemma2, phi3)");
+                                         "\"; qkov reads gpt2, gpt_neox, llama, mistral, qwen2, qwen3, olmo2, gemma, gemma2, phi3, smollm3)");
 
     c.hidden_size = config_size(j, file, {"hidden_size", "n_embd"});
     c.layers = config_size(j, file, {"num_hidden_layers", "n_layer"});
@@ -168,7 +252,8 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         const auto* params = config_key(j, {"rope_parameters"});
         const nlohmann::json& p = params && params->is_object() ? *params : empty;
         rope_config r;
-        r.base = detail::config_number(p, {"rope_theta"}, detail::config_number(j, {"rope_theta", "rotary_emb_base"}, 10000.0, file), file);
+        const double default_base = t == "smollm3" ? 2000000.0 : 10000.0;  // SmolLM3Config.default_theta
+        r.base = detail::config_number(p, {"rope_theta"}, detail::config_number(j, {"rope_theta", "rotary_emb_base"}, default_base, file), file);
         const double fraction =
             detail::config_number(p, {"partial_rotary_factor"}, detail::config_number(j, {"partial_rotary_factor", "rotary_pct"}, 1.0, file), file);
         if (fraction > 1.0) throw model_file_error(file, "the rotary fraction must be in (0, 1]");
@@ -189,6 +274,8 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         }
         c.rope = r;
     }
+    detail::refuse_unimplemented_layer_schedules(j, c.layers, file);
+    if (t == "smollm3") c.rope_layers = detail::smollm3_rope_layers(j, c.layers, file);
     return c;
 }
 

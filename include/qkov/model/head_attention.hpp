@@ -1,6 +1,7 @@
 // The attention of one head on a batch of inputs, from its weights as stored: biases, RoPE (either
 // pairing, any rotary_dim) and the 1/sqrt(d) scale included, causal. Used to check a loaded head
-// against an independent forward pass and to show what a wrong RoPE pairing changes.
+// against an independent forward pass and to show what a wrong RoPE pairing changes. A head of a
+// model rotates by its own layer's RoPE (model_config::rope_at): none in a NoPE layer.
 #pragma once
 
 #include <cmath>
@@ -56,6 +57,12 @@ inline std::vector<double> last_query_probabilities(const matrix& x, const head_
     for (double& v : p) total += (v = std::exp(v - top));
     for (double& v : p) v /= total;
     return p;
+}
+
+/// The same for a head of the model `c` describes, with the RoPE of the head's layer.
+inline std::vector<double> last_query_probabilities(const matrix& x, const head_weights& h, const io::model_config& c)
+{
+    return last_query_probabilities(x, h, c.rope_at(h.layer));
 }
 
 /// The head's contribution to the residual at the last position: W_o (sum_m p_m v_m).

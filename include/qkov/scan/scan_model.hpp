@@ -92,13 +92,13 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
         s.reading_q = constancy(normed, top_read_direction(f.q));
         s.reading_k = constancy(normed, top_read_direction(f.k));
     }
-    if (config.rope) {
-        s.rope = measure_rope(h, *config.rope, t.context);
+    if (const auto rope = config.rope_at(h.layer)) {  // none in a NoPE layer
+        s.rope = measure_rope(h, *rope, t.context);
         // The direct scores (head_attention.hpp) rotate by the unscaled schedule: compare only there.
-        if (!config.rope->scaling) m.absorbed_form_gap = absorbed_form_gap(h, *config.rope, probe_inputs(options.absorbed_form_probe, h.w_q.shape()[1]));
+        if (!rope->scaling) m.absorbed_form_gap = absorbed_form_gap(h, *rope, probe_inputs(options.absorbed_form_probe, h.w_q.shape()[1]));
         const bool reads_constant =
             s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
-        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *config.rope, constant, t.context, options.certify);
+        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *rope, constant, t.context, options.certify);
     }
     m.labels = label_head(s, m.centred_copying_score, t);
 }
