@@ -4,11 +4,13 @@
 #define BOOST_TEST_MODULE forward
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "qkov/model/open_model.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
+#include "tiny_checkpoint.hpp"
 
 namespace fs = std::filesystem;
 using namespace qkov;
@@ -504,4 +507,181 @@ BOOST_AUTO_TEST_CASE(stories260k_has_previous_token_heads_and_no_induction_head)
     BOOST_TEST(scores[3][6].previous_token > 0.6);
     for (const auto& layer : scores)
         for (const auto& head : layer) BOOST_TEST(head.induction < 0.1);
+}
+
+namespace {
+
+/// A two-layer SmolLM3 checkpoint (D = 8, 2 query heads sharing 1 kv head, d = 4, V = 12) with
+/// fixed pseudo-random weights and the given no_rope_layers; `quiet_layer0_queries` zeroes layer
+/// 0's W_q, so that its pattern is uniform whether it rotates or not.
+fs::path tiny_smollm3(const std::string& name, const nlohmann::json& no_rope_layers, bool quiet_layer0_queries = false)
+{
+    constexpr std::size_t D = 8, H = 2, K = 1, d = 4, I = 12, V = 12;
+    std::uint32_t state = 12345;
+    const auto values = [&](std::size_t n, float scale) {
+        std::vector<float> v(n);
+        for (float& x : v) {
+            state = state * 1664525u + 1013904223u;  // a fixed LCG: the same weights on every platform
+            x = scale * (static_cast<float>(state >> 8) / static_cast<float>(1u << 24) - 0.5f);
+        }
+        return v;
+    };
+    const auto norm = [&] {
+        auto v = values(D, 0.4f);
+        for (float& x : v) x += 1.0f;
+        return test::float_tensor{{D}, v};
+    };
+    std::map<std::string, test::float_tensor> t;
+    t["model.embed_tokens.weight"] = {{V, D}, values(V * D, 2.0f)};
+    t["lm_head.weight"] = {{V, D}, values(V * D, 2.0f)};
+    t["model.norm.weight"] = norm();
+    for (std::size_t l = 0; l < 2; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        t[p + "input_layernorm.weight"] = norm();
+        t[p + "post_attention_layernorm.weight"] = norm();
+        auto q = values(H * d * D, 3.0f);
+        if (l == 0 && quiet_layer0_queries) q.assign(q.size(), 0.0f);
+        t[p + "self_attn.q_proj.weight"] = {{H * d, D}, q};
+        t[p + "self_attn.k_proj.weight"] = {{K * d, D}, values(K * d * D, 3.0f)};
+        t[p + "self_attn.v_proj.weight"] = {{K * d, D}, values(K * d * D, 1.0f)};
+        t[p + "self_attn.o_proj.weight"] = {{D, H * d}, values(D * H * d, 1.0f)};
+        t[p + "mlp.gate_proj.weight"] = {{I, D}, values(I * D, 1.0f)};
+        t[p + "mlp.up_proj.weight"] = {{I, D}, values(I * D, 1.0f)};
+        t[p + "mlp.down_proj.weight"] = {{D, I}, values(D * I, 1.0f)};
+    }
+    const nlohmann::json config = {{"model_type", "smollm3"},        {"architectures", {"SmolLM3ForCausalLM"}},
+                                   {"hidden_size", D},               {"num_hidden_layers", 2},
+                                   {"num_attention_heads", H},       {"num_key_value_heads", K},
+                                   {"head_dim", d},                  {"intermediate_size", I},
+                                   {"vocab_size", V},                {"rope_theta", 10.0},
+                                   {"rms_norm_eps", 1e-6},           {"tie_word_embeddings", false},
+                                   {"no_rope_layers", no_rope_layers}};
+    return test::write_checkpoint("forward-" + name, config, t);
+}
+
+/// The same weights with another RoPE schedule: `rotate` = the file's rope in every layer, else none at all.
+forward::decoder<double> rescheduled(const model::attention_model& m, bool rotate)
+{
+    auto w = forward::read_decoder_weights<double>(m);
+    w.config.rope_layers.clear();
+    if (!rotate) w.config.rope.reset();
+    return forward::decoder<double>(std::move(w));
+}
+
+double max_difference(const forward::tensor2<double>& a, const forward::tensor2<double>& b)
+{
+    BOOST_REQUIRE(a.shape() == b.shape());
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
+    return worst;
+}
+
+const std::vector<token_id> nope_tokens{1, 7, 3, 9, 3, 11, 4, 7, 2, 5};
+
+} // namespace
+
+// Layer by layer: the RoPE layer of a [1, 0] model is the all-RoPE model's, its NoPE layer the
+// RoPE-free model's; and a NoPE layer is blind to order: its last query sees the earlier keys as a
+// set, so shuffling them leaves its output unchanged, which a RoPE layer's does not.
+BOOST_AUTO_TEST_CASE(nope_layer_attends_without_rotation)
+{
+    const auto model = model::open_model(tiny_smollm3("nope", {1, 0}));
+    BOOST_TEST((model.config().rope_layers == std::vector<bool>{true, false}));
+    const forward::decoder<double> mixed(model);
+    const auto all = rescheduled(model, true), none = rescheduled(model, false);
+    const auto x = probe<double>(model.config().hidden_size);
+    BOOST_TEST(max_difference(mixed.attention(0, x), all.attention(0, x)) == 0.0);
+    BOOST_TEST(max_difference(mixed.attention(0, x), none.attention(0, x)) > 1e-3);
+    BOOST_TEST(max_difference(mixed.attention(1, x), none.attention(1, x)) == 0.0);
+    BOOST_TEST(max_difference(mixed.attention(1, x), all.attention(1, x)) > 1e-3);
+
+    const std::size_t n = x.shape()[0], last = n - 1;
+    auto shuffled = x;
+    for (std::size_t t = 0; t < last; ++t)  // reverse rows 0 .. n - 2
+        for (std::size_t j = 0; j < x.shape()[1]; ++j) shuffled(t, j) = x(last - 1 - t, j);
+    const auto last_row_change = [&](const forward::decoder<double>& pass, std::size_t layer) {
+        const auto a = pass.attention(layer, x), b = pass.attention(layer, shuffled);
+        double worst = 0;
+        for (std::size_t j = 0; j < a.shape()[1]; ++j) worst = std::max(worst, std::abs(a(last, j) - b(last, j)));
+        return worst;
+    };
+    BOOST_TEST(last_row_change(mixed, 1) < 1e-12);
+    BOOST_TEST(last_row_change(mixed, 0) > 1e-3);
+    BOOST_TEST(last_row_change(all, 1) > 1e-3);
+}
+
+// The whole stack. With layer 0's queries zeroed its pattern is uniform with or without RoPE, so
+// the [1, 0] model must give the RoPE-free model's logits exactly, and the all-RoPE model's
+// logits differ by layer 1's rotation alone. With layer 0's queries in place, the [1, 0] model
+// is neither of the two.
+BOOST_AUTO_TEST_CASE(nope_layer_logits_are_those_of_the_layer_without_rope)
+{
+    const auto quiet = model::open_model(tiny_smollm3("nope-quiet", {1, 0}, true));
+    const auto logits = forward::decoder<double>(quiet).logits(nope_tokens);
+    BOOST_TEST(max_difference(logits, rescheduled(quiet, false).logits(nope_tokens)) < 1e-12);
+    BOOST_TEST(max_difference(logits, rescheduled(quiet, true).logits(nope_tokens)) > 1e-3);
+
+    const auto model = model::open_model(tiny_smollm3("nope", {1, 0}));
+    const auto mixed = forward::decoder<double>(model).logits(nope_tokens);
+    BOOST_TEST(max_difference(mixed, rescheduled(model, true).logits(nope_tokens)) > 1e-3);
+    BOOST_TEST(max_difference(mixed, rescheduled(model, false).logits(nope_tokens)) > 1e-3);
+    // [1, 1] is the all-RoPE model read from the file.
+    const auto rotating = model::open_model(tiny_smollm3("rope-everywhere", {1, 1}));
+    BOOST_TEST(max_difference(forward::decoder<double>(rotating).logits(nope_tokens), rescheduled(model, true).logits(nope_tokens)) == 0.0);
+}
+
+namespace {
+
+/// Mean loss (nats) on the second copy of [BOS] + r + r: the predictions of r[1..] from r[0..].
+double second_copy_loss(const forward::decoder<double>& pass, const std::vector<token_id>& r, token_id bos)
+{
+    std::vector<token_id> tokens{bos};
+    tokens.insert(tokens.end(), r.begin(), r.end());
+    tokens.insert(tokens.end(), r.begin(), r.end());
+    const auto logits = pass.logits(tokens);
+    const std::size_t n = r.size(), V = logits.shape()[1];
+    double total = 0;
+    for (std::size_t i = n + 1; i + 1 < tokens.size(); ++i) {  // position i predicts tokens[i + 1], a second-copy token
+        double top = -std::numeric_limits<double>::infinity(), sum = 0;
+        for (std::size_t j = 0; j < V; ++j) top = std::max(top, logits(i, j));
+        for (std::size_t j = 0; j < V; ++j) sum += std::exp(logits(i, j) - top);
+        total += top + std::log(sum) - logits(i, tokens[i + 1]);
+    }
+    return total / double(n - 1);
+}
+
+} // namespace
+
+// The trained SmolLM3-style model with a NoPE layer 1 (its README and ground_truth.json): the
+// greedy continuation its reference forward pass wrote down, a low loss on a repeated chunk, and
+// the README's negative control: RoPE forced into layer 1 (reference second-copy loss 5.30 against
+// 0.29) breaks the copying.
+BOOST_AUTO_TEST_CASE(trained_nope_layer_model_copies_only_without_rope_in_layer_1)
+{
+    const auto dir = test::shared_dir_or_skip("trained_models/llama_nope_layer");
+    if (dir.empty()) return;
+    const auto truth = nlohmann::json::parse(std::ifstream(dir / "ground_truth.json"));
+    const auto model = model::open_model(dir);
+    BOOST_TEST((model.config().rope_layers == std::vector<bool>{true, false}));
+    const forward::decoder<double> pass(model);
+
+    const auto& greedy = truth.at("behaviour").at("greedy_continuation");
+    const auto prompt = greedy.at("prompt").get<std::vector<token_id>>();
+    const auto expected = greedy.at("generated").get<std::vector<token_id>>();
+    const auto out = forward::greedy_continuation(pass, prompt, expected.size());
+    BOOST_TEST(std::vector<token_id>(out.begin() + std::ptrdiff_t(prompt.size()), out.end()) == expected, boost::test_tools::per_element());
+
+    const auto bos = static_cast<token_id>(truth.at("tokens").at("bos").get<int>());
+    const auto forced = rescheduled(model, true);
+    double correct = 0, ignored = 0;
+    const std::size_t samples = 4;
+    for (std::size_t s = 0; s < samples; ++s) {  // r: 50 distinct content tokens (3 .. 511), a fixed stride through them
+        std::vector<token_id> r;
+        for (std::size_t i = 0; i < 50; ++i) r.push_back(static_cast<token_id>(3 + (97 * (i + 50 * s) + 13 * s) % 509));
+        correct += second_copy_loss(pass, r, bos) / samples;
+        ignored += second_copy_loss(forced, r, bos) / samples;
+    }
+    BOOST_TEST_MESSAGE("second-copy loss " << correct << " nats; with RoPE in layer 1 " << ignored);
+    BOOST_TEST(correct < 1.0);
+    BOOST_TEST(ignored > 3.0);
 }

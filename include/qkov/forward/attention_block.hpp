@@ -8,8 +8,12 @@
 // queries are rotated, its pattern computed (1/sqrt(d), causal), handed to the visitor, and used at
 // once: z_h = pattern V_h. Only one L x L pattern is alive at a time. The block's output is
 // [z_0 ... z_{H-1}] W_o^T + b_o.
+//
+// RoPE is per layer (model_config::rope_at): every rotating layer of a model shares one schedule,
+// so a run tabulates its angles once and a NoPE layer (SmolLM3) is handed no rotation.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -35,10 +39,12 @@ struct rope_rotation_setting {
     numeric::tabulated_angles<schedule_angles<T>> angles;
 };
 
+/// The run's rotation, for the layers that rotate; none when no layer does.
 template <class T>
 std::optional<rope_rotation_setting<T>> rope_setting(const io::model_config& c, std::size_t positions)
 {
-    if (!c.rope) return std::nullopt;
+    const bool rotates = c.rope_layers.empty() || std::find(c.rope_layers.begin(), c.rope_layers.end(), true) != c.rope_layers.end();
+    if (!c.rope || !rotates) return std::nullopt;  // a model whose every layer is NoPE has nothing to tabulate
     return rope_rotation_setting<T>{rope_layout{c.head_dim, c.rope->rotary_dim, c.rope->pairing},
                                     numeric::tabulated_angles<schedule_angles<T>>(rope_angles<T>(*c.rope), 0, positions)};
 }
@@ -56,10 +62,18 @@ tensor2<T> affine(const tensor2<T>& x, const tensor2<T>& w, const std::vector<T>
 }
 } // namespace detail
 
-/// The block's output (n x D) for normed tokens x (n x D) at positions 0 .. n - 1.
+/// The rotation layer `layer` applies: the run's table when the layer rotates, nullptr for a NoPE layer.
+template <class T>
+const rope_rotation_setting<T>* layer_rotation(const std::optional<rope_rotation_setting<T>>& run, const io::model_config& c, std::size_t layer)
+{
+    return run && c.rope_at(layer) ? &*run : nullptr;
+}
+
+/// The block's output (n x D) for normed tokens x (n x D) at positions 0 .. n - 1; `rope` is the
+/// layer's rotation (layer_rotation), nullptr for none.
 template <class T>
 tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, const io::model_config& c, std::size_t layer,
-                           const std::optional<rope_rotation_setting<T>>& rope, const pattern_visitor<T>& visit = {})
+                           const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit = {})
 {
     const std::size_t n = x.shape()[0], d = c.head_dim, H = c.heads, group = c.heads / c.kv_heads;
     const tensor2<T> q = detail::affine(x, a.w_q, a.b_q), k = detail::affine(x, a.w_k, a.b_k), v = detail::affine(x, a.w_v, a.b_v);

@@ -8,7 +8,8 @@
 //       x' = x + attn(norm_1(x)) + mlp(norm_2(x))
 //   logits = norm_f(x_L) U^T
 // The MLP is out(act(in x + b)) + b (GPT-2: gelu_new; NeoX: erf gelu) or, for Llama, SwiGLU
-// down(silu(gate x) * up x). Attention is attention_block.hpp (numeric/'s layer).
+// down(silu(gate x) * up x). Attention is attention_block.hpp (numeric/'s layer), with RoPE in the
+// layers that rotate (model_config::rope_at; SmolLM3's NoPE layers do not).
 //
 // Attention patterns are streamed: a visitor sees each (layer, head) pattern once, while it is
 // alive, so detectors can reduce it to statistics without the model's L x L x heads ever existing.
@@ -68,7 +69,7 @@ public:
     {
         tensor2<T> x = embed(tokens);
         const auto rope = rope_setting<T>(w_.config, tokens.size());
-        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, rope, visit);
+        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit);
         return x;
     }
 
@@ -79,7 +80,8 @@ public:
         if (normed.shape()[1] != w_.config.hidden_size)
             throw std::invalid_argument("qkov: the attention block's input has " + std::to_string(normed.shape()[1]) + " columns, the model width is " +
                                         std::to_string(w_.config.hidden_size));
-        return attention_block(normed, w_.blocks[l].attention, w_.config, l, rope_setting<T>(w_.config, normed.shape()[0]), visit);
+        const auto rope = rope_setting<T>(w_.config, normed.shape()[0]);
+        return attention_block(normed, w_.blocks[l].attention, w_.config, l, layer_rotation(rope, w_.config, l), visit);
     }
 
 private:
@@ -118,7 +120,7 @@ private:
         return detail::affine(hidden, p.w_out, p.b_out);
     }
 
-    tensor2<T> block(std::size_t l, const tensor2<T>& x, const std::optional<rope_rotation_setting<T>>& rope, const pattern_visitor<T>& visit) const
+    tensor2<T> block(std::size_t l, const tensor2<T>& x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit) const
     {
         const auto& b = w_.blocks[l];
         tensor2<T> out = x + attention_block(normalized(x, b.attention_norm), b.attention, w_.config, l, rope, visit);
