@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,10 @@ pattern_visitor<T> keep_patterns(kept_patterns<T>& into, std::size_t layers, std
     return [&into](std::size_t l, std::size_t h, const tensor2<T>& p) { into.patterns.at(l).at(h) = p; };
 }
 
+/// Called once per layer with the normed input of its attention block (n x D).
+template <class T>
+using layer_input_visitor = std::function<void(std::size_t layer, const tensor2<T>& normed)>;
+
 template <class T>
 class decoder {
 public:
@@ -67,9 +72,20 @@ public:
     /// but the unembedding, for what needs only the patterns (the head detectors).
     [[nodiscard]] tensor2<T> residual_stream(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
     {
-        tensor2<T> x = embed(tokens);
-        const auto rope = rope_setting<T>(w_.config, tokens.size());
-        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit);
+        return residual_stream_of(embed(tokens), visit);
+    }
+
+    /// The same pass from residual vectors the caller built (n x D, positions 0 .. n - 1, learned
+    /// positions not added): what a token sequence cannot express, such as the mean token embedding
+    /// at every position (the scan's proxy pass, scan/proxy_pass.hpp). `on_input` sees each
+    /// layer's normed attention input.
+    [[nodiscard]] tensor2<T> residual_stream_of(tensor2<T> x, const pattern_visitor<T>& visit = {}, const layer_input_visitor<T>& on_input = {}) const
+    {
+        if (x.shape()[1] != w_.config.hidden_size)
+            throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
+                                        std::to_string(w_.config.hidden_size));
+        const auto rope = rope_setting<T>(w_.config, x.shape()[0]);
+        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit, on_input);
         return x;
     }
 
@@ -84,13 +100,8 @@ public:
         return attention_block(normed, w_.blocks[l].attention, w_.config, l, layer_rotation(rope, w_.config, l), visit);
     }
 
-private:
-    void require_layer(std::size_t l) const
-    {
-        if (l >= w_.blocks.size()) throw std::out_of_range("qkov: layer " + std::to_string(l) + " of a model with " + std::to_string(w_.blocks.size()));
-    }
-
-    tensor2<T> embed(std::span<const token_id> tokens) const
+    /// x_0 of a token sequence: the embedding rows (+ the learned positions 0 .. n - 1).
+    [[nodiscard]] tensor2<T> embed(std::span<const token_id> tokens) const
     {
         const std::size_t n = tokens.size(), D = w_.config.hidden_size, V = w_.embedding.shape()[0];
         if (n == 0) throw std::invalid_argument("qkov: the forward pass needs at least one token");
@@ -107,6 +118,12 @@ private:
         return x;
     }
 
+private:
+    void require_layer(std::size_t l) const
+    {
+        if (l >= w_.blocks.size()) throw std::out_of_range("qkov: layer " + std::to_string(l) + " of a model with " + std::to_string(w_.blocks.size()));
+    }
+
     tensor2<T> mlp(const tensor2<T>& x, const mlp_params<T>& p) const
     {
         tensor2<T> hidden = detail::affine(x, p.w_in, p.b_in);
@@ -120,10 +137,13 @@ private:
         return detail::affine(hidden, p.w_out, p.b_out);
     }
 
-    tensor2<T> block(std::size_t l, const tensor2<T>& x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit) const
+    tensor2<T> block(std::size_t l, const tensor2<T>& x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit,
+                     const layer_input_visitor<T>& on_input) const
     {
         const auto& b = w_.blocks[l];
-        tensor2<T> out = x + attention_block(normalized(x, b.attention_norm), b.attention, w_.config, l, rope, visit);
+        const tensor2<T> normed = normalized(x, b.attention_norm);
+        if (on_input) on_input(l, normed);
+        tensor2<T> out = x + attention_block(normed, b.attention, w_.config, l, rope, visit);
         // Parallel: the MLP reads the block's input; sequential: the residual after attention.
         out += mlp(normalized(w_.config.parallel_residual ? x : out, b.mlp_norm), b.mlp);
         return out;
