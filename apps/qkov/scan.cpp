@@ -17,10 +17,10 @@
 #include "qkov/model/open_model.hpp"
 #include "qkov/numeric/blas_threads.hpp"
 #include "qkov/report/report_file.hpp"
-#include "qkov/scan/scan_conventions.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_markdown.hpp"
 #include "qkov/scan/scan_facts.hpp"
+#include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
@@ -44,96 +44,6 @@ void parse_layers(const std::string& text, scan::scan_options& o)
     o.first_layer = number(text.substr(0, dash));
     o.last_layer = dash == std::string::npos ? o.first_layer : number(text.substr(dash + 1));
     if (*o.last_layer < o.first_layer) throw bad();
-}
-
-nlohmann::json values(const scan::vector& v) { return nlohmann::json(std::vector<double>(v.begin(), v.end())); }
-
-nlohmann::json optional_number(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
-
-nlohmann::json reading_json(const std::optional<scan::reading_constancy>& r)
-{
-    if (!r) return nullptr;
-    return {{"mean", r->mean}, {"spread", r->spread}, {"variation", r->variation()}};
-}
-
-nlohmann::json undecided_json(const scan::head_labels& l)
-{
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& u : l.undecided) out.push_back({{"label", u.label}, {"reason", u.reason}});
-    return out;
-}
-
-/// Every number a label test used (docs/SCAN-LABELS.md), null where the test did not run.
-nlohmann::json evidence_json(const scan::head_metrics& h)
-{
-    const auto& s = h.structure;
-    nlohmann::json e = {{"one_direction_q", s.one_direction_q},
-                        {"one_direction_k", s.one_direction_k},
-                        {"reading_q", reading_json(s.reading_q)},
-                        {"reading_k", reading_json(s.reading_k)},
-                        {"copying_score", optional_number(h.copying_score)},
-                        {"centred_copying_score", optional_number(h.centred_copying_score)},
-                        {"rope", nullptr},
-                        {"offset_profile", nullptr}};
-    if (s.rope) {
-        nlohmann::json pairs = nlohmann::json::array();
-        for (const auto& p : s.rope->pairs)
-            pairs.push_back({{"pair", p.pair}, {"theta", p.theta}, {"energy_share", p.energy_share}, {"phase", p.phase},
-                             {"preferred_offset", p.preferred_offset}, {"slow", p.slow}});
-        e["rope"] = {{"angles", s.rope->angles},          {"angles_modelled", s.rope->angles_modelled}, {"context", s.rope->context},
-                     {"slow_share", s.rope->slow_share},  {"slow_baseline", s.rope->slow_baseline},     {"unrotated_share", s.rope->unrotated_share},
-                     {"pairs", std::move(pairs)}};
-    }
-    if (const auto& p = s.learned_positions) {
-        e["learned_positions"] = {{"offset", p->offset},
-                                  {"query_share", p->query_share},
-                                  {"mean_weight", p->mean_weight},
-                                  {"queries", p->queries},
-                                  {"input", p->with_tokens ? "position embedding + mean token embedding, through the layer's norm"
-                                                           : "position embedding alone (no token embedding in the file), through the layer's norm"}};
-    } else {
-        e["learned_positions"] = nullptr;
-    }
-    if (s.profile) {
-        const auto& p = *s.profile;
-        nlohmann::json certificate = nullptr;
-        if (p.certificate) {
-            const auto& c = *p.certificate;
-            certificate = {{"status", scan::status_name(c.status)},
-                           {"statement", "over every offset 0.." + std::to_string(c.last) + " except " + std::to_string(c.offset) +
-                                             " the score of the constant the head reads is below its value at offset " + std::to_string(c.offset)},
-                           {"margin", {c.margin_lower, c.margin_upper}},
-                           {"undecided_offsets", c.undecided_offsets}};
-        }
-        e["offset_profile"] = {{"best_offset", p.best},
-                               {"runner_up_fraction", p.runner_up_fraction},
-                               {"score_at_best", p.score[p.best]},
-                               {"score", p.score.size() <= 65 ? nlohmann::json(p.score) : nlohmann::json(std::vector<double>(p.score.begin(), p.score.begin() + 65))},
-                               {"certificate", std::move(certificate)}};
-    }
-    return e;
-}
-
-nlohmann::json head_json(const scan::head_metrics& h)
-{
-    std::string driver = h.qk.driver == h.ov.driver ? h.qk.driver : "qk: " + h.qk.driver + "; ov: " + h.ov.driver;
-    return {{"layer", h.layer},
-            {"head", h.head},
-            {"kv_head", h.kv_head},
-            {"rank_q", h.q.rank},
-            {"rank_k", h.k.rank},
-            {"cond_q", optional_number(h.q.condition)},
-            {"cond_k", optional_number(h.k.condition)},
-            {"qk_singular_values", values(h.qk.singular_values)},
-            {"ov_singular_values", values(h.ov.singular_values)},
-            {"copying_score", optional_number(h.copying_score)},
-            {"ov_identity_distance", h.ov_identity_distance},
-            {"ov_identity_floor", h.ov_identity_floor},
-            {"reconstruction_residual", {{"qk", h.qk.residual}, {"ov", h.ov.residual}}},
-            {"svd_driver", driver},
-            {"labels", h.labels.labels},
-            {"undecided", undecided_json(h.labels)},
-            {"evidence", evidence_json(h)}};
 }
 
 } // namespace
@@ -223,46 +133,9 @@ int scan(const scan_cli_options& o)
         report::write_report_file(o.markdown, scan::scan_markdown(r, m));
     }
     if (!o.json.empty()) {
-        nlohmann::json j;
-        j["model"] = summary;
-        j["model"]["path"] = path;
-        j["scanned_layers"] = {options.first_layer, last_layer};
-        j["conventions"] = nlohmann::json::object();
-        for (const auto& [name, text] : scan::scan_conventions()) j["conventions"][name] = text;
-        j["conventions"]["labels"] = j["conventions"]["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
-        const auto& t = r.thresholds;
-        j["thresholds"] = {{"one_direction", t.one_direction}, {"constant_reading", t.constant_reading},                            {"slow_share", t.slow_share},       {"copying", t.copying},                   {"context", t.context},
-                           {"position_queries", t.position_queries}, {"position_weight", t.position_weight},
-                           {"tokens_sampled", r.tokens_sampled}, {"vocabulary", r.vocabulary}};
-        nlohmann::json heads = nlohmann::json::array();
-        for (const auto& h : r.heads) heads.push_back(head_json(h));
-        j["heads"] = std::move(heads);
-        nlohmann::json composition = nlohmann::json::array();
-        for (const auto& p : r.composition)
-            composition.push_back({{"source", {p.source_layer, p.source_head}},
-                                   {"target", {p.target_layer, p.target_head}},
-                                   {"q", p.q},
-                                   {"k", p.k},
-                                   {"v", p.v},
-                                   {"t3_singular_values", values(p.t3_singular_values)}});
-        j["composition"] = std::move(composition);
-        nlohmann::json fact_rows = nlohmann::json::array();
-        for (const auto& f : facts) fact_rows.push_back({{"claim", f.claim}, {"statement", f.statement}, {"passed", f.passed}, {"detail", f.detail}});
-        j["facts"] = std::move(fact_rows);
-        nlohmann::json edges = nlohmann::json::array();
-        constexpr std::size_t per_source = 3;
-        for (const auto& h : r.heads) {
-            nlohmann::json e = {{"source", {h.layer, h.head}}};
-            for (const auto& [name, score] : {std::pair{"q", &scan::composition_score::q}, {"k", &scan::composition_score::k}, {"v", &scan::composition_score::v}}) {
-                nlohmann::json targets = nlohmann::json::array();
-                for (const auto* p : scan::strongest_targets(r.composition, h.layer, h.head, score, per_source))
-                    targets.push_back({{"target", {p->target_layer, p->target_head}}, {"score", (*p).*score}});
-                e[name] = std::move(targets);
-            }
-            edges.push_back(std::move(e));
-        }
-        j["strongest_edges"] = std::move(edges);
-        io::write_file_atomically(o.json, j.dump(1) + "\n");
+        nlohmann::json model_json = summary;
+        model_json["path"] = path;
+        io::write_file_atomically(o.json, scan::scan_document(r, facts, std::move(model_json), options.first_layer, last_layer).dump(1) + "\n");
     }
     return all_passed ? 0 : 1;
 }

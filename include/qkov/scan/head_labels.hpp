@@ -1,26 +1,71 @@
-// Labels from weights: hypotheses, each given only when all of its tests hold, each test's number
-// kept beside it (head_structure.hpp), "undecided" with a reason when the file lacks what a test
-// needs. The rules and the thresholds' origins are in docs/SCAN-LABELS.md; the thresholds come from
-// the constructions the labels name, not from fitting a model.
+// Labels from weights: hypotheses about what a head does, each from one rule of a closed
+// vocabulary (label_rules, below), each rule a principle with its reason, the numbers it read kept
+// beside it, "undecided" with a reason where the file lacks what a rule needs, and "certified"
+// where interval arithmetic proves the rule's inequality for the stored weights and the proxy
+// input (docs/SCAN-LABELS.md). A new label is one row of label_rules plus its test in label_head.
+//
+// The seeds' searches (claims R7, R12) are kept as construction checks under their own names
+// (seed_searches): they find heads built the seeds' way, which is what the seed-head model checks;
+// on trained models they are evidence, not labels.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/mean_field.hpp"
+#include "qkov/scan/token_copying.hpp"
 
 namespace qkov::scan {
 
+/// One label of the closed vocabulary: its name, its rule, why the threshold is what it is, and the
+/// behaviour of `qkov detect` that confirms it (docs/DETECT.md).
+struct label_rule {
+    const char* name;
+    const char* rule;
+    const char* reason;
+    const char* confirmed_by;
+};
+
+inline constexpr label_rule label_rules[] = {
+    {"previous_token", "predicted attention at offset 1 >= 1/2",
+     "a majority of the head's attention on the previous token: the principle qkov detect applies to behaviour", "previous_token"},
+    {"offset_<k>", "predicted attention at offset k >= 1/2 (k = 0 or 2 .. window)", "the same majority principle at another offset", "offset_<k>"},
+    {"positional", "the two largest predicted offsets hold >= 1/2 of the attention",
+     "position alone decides where most of the attention goes, even when it is split between two offsets", "positional, previous_token or offset_<k>"},
+    {"sink", "predicted attention to BOS >= 0.3", "the attention-sink threshold of Gu et al. (arXiv 2410.10781)", "sink"},
+    {"semantic", "positional swing over offsets 0 .. window <= ln 2, certified; not positional",
+     "position alone cannot double any key's weight against another, so what the head attends to is decided by content",
+     "duplicate_token, induction or shifted_induction"},
+    {"copy", "share of tokens that are the top-1 of their own OV row >= 1/2, and centred eigenvalue score >= 0.7",
+     "the head raises most tokens it reads above every other token (per token), and its OV circuit is positive in aggregate (claim K2)", "copy"},
+    {"copy_suppression", "share of tokens in the bottom 10 of their own OV row >= 1/2, and centred eigenvalue score <= -0.7",
+     "the head lowers most tokens it reads below almost every other token, and its OV circuit is negative in aggregate (the aggregate alone "
+     "does not say it suppresses token by token, as it does not say a head copies)",
+     "copy_suppression"},
+};
+
 struct label_thresholds {
+    // Labels (label_rules).
+    double offset_mass = 0.5;            ///< previous_token, offset_k: predicted p(k); positional: the top two offsets
+    double sink = 0.3;                   ///< predicted p(BOS)
+    double semantic_swing = std::numbers::ln2;  ///< nats: position cannot double a key's weight
+    double copy_top1 = 0.5;              ///< per-token top-1 share
+    double copying = 0.7;                ///< centred eigenvalue copying score (K2); its negative for suppression
+    double suppression_bottom10 = 0.5;   ///< per-token bottom-10 share
+    std::size_t window = 8;              ///< offsets 0 .. window predicted
+    std::size_t queries = 128;           ///< the proxy sequence's length past BOS (the last query)
+    std::size_t copy_tokens = 4096;      ///< tokens read by the per-token test (all of V when V is at most this)
+    double content_deviations = 2;       ///< certificates hold for every content within this many standard deviations
+    // The seeds' searches (construction checks, claims R7 and R12).
     double one_direction = 0.9;      ///< sigma_1^2 / sum sigma^2 of W_q and of W_k (R7: 1 for seed 001's head)
     double constant_reading = 0.25;  ///< std / |mean| of the direction's reading over the vocabulary
     double slow_share = 0.5;         ///< QK energy in slow pairs and unrotated dimensions (R12)
-    double copying = 0.7;            ///< eigenvalue copying score (K2)
-    double position_queries = 0.9;   ///< learned positions: share of queries whose best key is at the offset
-    double position_weight = 0.5;    ///< learned positions: mean softmax weight at the offset
-    std::size_t context = 0;         ///< offsets 0 .. context for the slow-pair test and the profile; 0: the model's
+    std::size_t context = 0;         ///< offsets 0 .. context for the slow-pair test and the seed profile; 0: the model's
                                      ///< max_positions, or default_context when the file does not say
     static constexpr std::size_t default_context = 4096;
 };
@@ -30,51 +75,84 @@ struct undecided_label {
 };
 
 struct head_labels {
-    std::vector<std::string> labels;
+    std::vector<std::string> labels;     ///< hypotheses, in label_rules' order
+    std::vector<std::string> certified;  ///< those of labels whose inequality interval arithmetic proves
     std::vector<undecided_label> undecided;
+    std::vector<std::string> seed_searches;  ///< rank_one_reading (R7), bottom_heavy (R12): construction checks
 };
 
-/// The share the slow pairs must reach: at least slow_share, and at least halfway from the even
-/// spread to all of it or twice the even spread, whichever is smaller (a partial-rotary head
-/// whose unrotated block is most of its width is not semantic for that alone).
+/// The share the slow pairs must reach for the bottom-heavy search: at least slow_share, and at
+/// least halfway from the even spread to all of it or twice the even spread, whichever is smaller.
 inline double semantic_share_needed(double baseline, const label_thresholds& t)
 {
     return std::max(t.slow_share, std::min(2 * baseline, (1 + baseline) / 2));
 }
 
-inline head_labels label_head(const head_structure& s, const std::optional<double>& copying_score, const label_thresholds& t)
+/// The seeds' searches on a head's structure (claims R7, R12).
+inline std::vector<std::string> seed_searches(const head_structure& s, const label_thresholds& t)
+{
+    std::vector<std::string> found;
+    const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
+    const bool constant = s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
+    if (one_direction && constant) found.emplace_back("rank_one_reading");
+    if (s.rope && !(one_direction && constant) && s.rope->slow_share >= semantic_share_needed(s.rope->slow_baseline, t)) found.emplace_back("bottom_heavy");
+    return found;
+}
+
+/// What the label rules read of a head; an absent part comes with the reason it is absent.
+struct label_evidence {
+    const mean_field_evidence* mean_field = nullptr;
+    std::string mean_field_missing;
+    const token_copying* copying = nullptr;
+    std::string copying_missing;
+    std::optional<double> centred_copying_score;
+};
+
+inline std::string offset_label(std::size_t k) { return k == 1 ? "previous_token" : "offset_" + std::to_string(k); }
+
+inline head_labels label_head(const head_structure& s, const label_evidence& e, const label_thresholds& t)
 {
     head_labels out;
-    const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
+    out.seed_searches = seed_searches(s, t);
+    const auto give = [&](const std::string& label, bool certified) {
+        out.labels.push_back(label);
+        if (certified) out.certified.push_back(label);
+    };
     bool positional = false;
-    if (one_direction) {
-        if (!s.reading_q || !s.reading_k)
-            out.undecided.push_back({"positional", "W_q and W_k read one direction each, but the file has no token embedding to tell whether it is constant"});
-        else if (s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading)
+    if (const auto* m = e.mean_field) {
+        const auto& p = m->by_offset;
+        const bool lower = !m->by_offset_lower.empty();
+        for (std::size_t k = 0; k < p.size(); ++k)
+            if (p[k] >= t.offset_mass) {
+                give(offset_label(k), lower && m->by_offset_lower[k] >= t.offset_mass);
+                positional = true;
+            }
+        std::vector<std::size_t> order(p.size());
+        for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+        if (order.size() >= 2 && p[order[0]] + p[order[1]] >= t.offset_mass) {
+            give("positional", m->top_two_lower && *m->top_two_lower >= t.offset_mass);
             positional = true;
-    }
-    if (positional) {
-        out.labels.push_back("positional");
-        if (s.rope && s.profile) {
-            if (!s.rope->angles_modelled)
-                out.undecided.push_back({"offset", "RoPE scaling '" + s.rope->angles + "' is not modelled by the offset profile"});
-            else if (const auto& c = s.profile->certificate; c && c->status != certificate_status::holds)
-                out.undecided.push_back({"offset", std::string("the offset profile's maximum is ") + status_name(c->status) + " in interval arithmetic"});
-            else if (c || s.profile->runner_up_fraction > 0)  // certified, or (certification off) a strict float maximum
-                out.labels.push_back(s.profile->best == 1 ? "previous_token" : "offset_" + std::to_string(s.profile->best));
         }
+        if (m->bos >= t.sink) give("sink", m->bos_lower && *m->bos_lower >= t.sink);
+        if (!positional) {
+            if (m->swing_bound && *m->swing_bound <= t.semantic_swing) give("semantic", true);
+            else if (m->swing <= t.semantic_swing)
+                out.undecided.push_back({"semantic", "the swing " + std::to_string(m->swing) + " nats is below ln 2 but no certified bound reaches it"});
+            else
+                out.undecided.push_back({"semantic", "position can move a logit by " + std::to_string(m->swing) + " nats over offsets 0.." +
+                                                         std::to_string(m->window) + " (more than ln 2), though no offset holds the majority"});
+        }
+    } else {
+        for (const char* l : {"previous_token", "positional", "sink", "semantic"}) out.undecided.push_back({l, e.mean_field_missing});
     }
-    if (const auto& p = s.learned_positions; p && p->query_share >= t.position_queries && p->mean_weight >= t.position_weight)
-        out.labels.push_back(p->offset == 1 ? "previous_token" : "offset_" + std::to_string(p->offset));
-    if (!s.rope) {
-        out.undecided.push_back({"semantic", "the model has no RoPE: its positional part is not in W_q, W_k"});
-    } else if (!positional && s.rope->slow_share >= semantic_share_needed(s.rope->slow_baseline, t)) {
-        out.labels.push_back("semantic");
+    if (const auto* c = e.copying) {
+        const double eig = e.centred_copying_score.value_or(NAN);
+        if (c->top1_share >= t.copy_top1 && eig >= t.copying) give("copy", false);
+        if (c->bottom10_share >= t.suppression_bottom10 && eig <= -t.copying) give("copy_suppression", false);
+    } else {
+        for (const char* l : {"copy", "copy_suppression"}) out.undecided.push_back({l, e.copying_missing});
     }
-    if (!copying_score)
-        out.undecided.push_back({"copy", "no copying score (the file lacks W_E or W_U, or the head's OV eigenvalues all vanish)"});
-    else if (*copying_score >= t.copying)
-        out.labels.push_back("copy");
     return out;
 }
 

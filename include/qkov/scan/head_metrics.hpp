@@ -95,7 +95,9 @@ struct head_metrics {
     std::optional<double> copying_score;  ///< set by copying_score.hpp when W_E and W_U exist
     std::optional<double> centred_copying_score;  ///< the same with the unembedding centred (what the copy label reads)
     head_structure structure;             ///< position and content structure of W_q, W_k (head_structure.hpp)
-    head_labels labels;                   ///< hypotheses from that structure (head_labels.hpp)
+    std::optional<mean_field_evidence> mean_field;   ///< predicted attention on the proxy input (mean_field.hpp)
+    std::optional<token_copying> per_token_copying;  ///< per-token copying through the read-out (token_copying.hpp)
+    head_labels labels;                   ///< hypotheses from that evidence (head_labels.hpp)
 };
 
 /// A head's QRs, kept for the composition scores (composition.hpp) after its metrics are known.

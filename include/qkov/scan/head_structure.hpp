@@ -189,19 +189,33 @@ std::vector<T> project(const matrix& w, const vector& b, const vector& x)
     return out;
 }
 
-/// s(delta) = q0^T R_{-delta} k0, generic over the scalar: the one formula the float profile and
-/// the certificate both evaluate.
+/// The vector v with q0^T R_{-delta} k = v^T k for every key k, generic over the scalar: the query
+/// as the key at offset delta sees it. Per pair (a, b):
+///   v_a = cos(delta theta_l) q_a - sin(delta theta_l) q_b,   v_b = cos(delta theta_l) q_b + sin(delta theta_l) q_a;
+/// the unrotated dimensions pass unchanged.
 template <class T>
-T offset_score(const std::vector<T>& q0, const std::vector<T>& k0, const rope_layout& layout, const std::vector<T>& theta, std::size_t delta)
+std::vector<T> query_at_offset(const std::vector<T>& q0, const rope_layout& layout, const std::vector<T>& theta, std::size_t delta)
 {
     using std::cos, std::sin;
-    T s(0);
+    std::vector<T> v = q0;
     for (std::size_t l = 0; l < layout.pairs(); ++l) {
         const std::size_t a = layout.first(l), b = layout.second(l);
         const T angle = T(static_cast<double>(delta)) * theta[l];
-        s += cos(angle) * (q0[a] * k0[a] + q0[b] * k0[b]) - sin(angle) * (q0[b] * k0[a] - q0[a] * k0[b]);
+        const T c = cos(angle), s = sin(angle);
+        v[a] = c * q0[a] - s * q0[b];
+        v[b] = c * q0[b] + s * q0[a];
     }
-    for (std::size_t i = layout.rotary_dim; i < layout.d; ++i) s += q0[i] * k0[i];
+    return v;
+}
+
+/// s(delta) = q0^T R_{-delta} k0, generic over the scalar: the one formula the float profile, the
+/// certificate and the mean field (mean_field.hpp) all evaluate.
+template <class T>
+T offset_score(const std::vector<T>& q0, const std::vector<T>& k0, const rope_layout& layout, const std::vector<T>& theta, std::size_t delta)
+{
+    const auto v = query_at_offset(q0, layout, theta, delta);
+    T s(0);
+    for (std::size_t i = 0; i < layout.d; ++i) s += v[i] * k0[i];
     return s;
 }
 

@@ -72,9 +72,9 @@ inline const head_metrics* find_head(const scan_result& r, std::size_t layer, st
     return nullptr;
 }
 
-inline bool has_label(const head_metrics& h, const std::string& label)
+inline bool found_by_search(const head_metrics& h, const std::string& search)
 {
-    return std::find(h.labels.labels.begin(), h.labels.labels.end(), label) != h.labels.labels.end();
+    return std::find(h.labels.seed_searches.begin(), h.labels.seed_searches.end(), search) != h.labels.seed_searches.end();
 }
 
 /// R7, R12, T3 on the scan of write_seed_head_model's file (all layers).
@@ -87,18 +87,22 @@ inline std::vector<scan_fact> seed_head_facts(const scan_result& r)
     if (previous == nullptr || semantic == nullptr) throw std::invalid_argument("qkov: the scan lacks layer 0 of the seed-head model");
 
     const auto& cert = previous->structure.profile ? previous->structure.profile->certificate : std::nullopt;
-    const bool r7 = previous->q.rank == 1 && previous->k.rank == 1 && has_label(*previous, "positional") && has_label(*previous, "previous_token") &&
-                    cert && cert->status == certificate_status::holds;
-    facts.push_back({"R7", "seed 001's previous-token head, read back from a model file, has rank(W_Q) = rank(W_K) = 1, is found by the one-direction search and "
-                     "labelled positional and previous_token, with offset 1 certified over 0.." + std::to_string(g::context),
+    const bool r7 = previous->q.rank == 1 && previous->k.rank == 1 && found_by_search(*previous, "rank_one_reading") && cert &&
+                    cert->status == certificate_status::holds && cert->offset == 1;
+    facts.push_back({"R7", "seed 001's previous-token head, read back from a model file, has rank(W_Q) = rank(W_K) = 1, is found by the search for "
+                     "heads reading one constant direction (rank_one_reading), and the constant's score is certified largest at offset 1 over 0.." +
+                         std::to_string(g::context),
                      r7,
-                     "ranks " + std::to_string(previous->q.rank) + ", " + std::to_string(previous->k.rank) + "; labels " +
-                         std::to_string(previous->labels.labels.size()) + "; certificate " + (cert ? std::string(status_name(cert->status)) + ", margin >= " + number_text(cert->margin_lower) : "none")});
+                     "ranks " + std::to_string(previous->q.rank) + ", " + std::to_string(previous->k.rank) + "; searches found " +
+                         std::to_string(previous->labels.seed_searches.size()) + "; certificate " +
+                         (cert ? std::string(status_name(cert->status)) + " at offset " + std::to_string(cert->offset) + ", margin >= " + number_text(cert->margin_lower) : "none")});
 
     const double slow = semantic->structure.rope ? semantic->structure.rope->slow_share : 0.0;
-    const bool r12 = semantic->labels.labels == std::vector<std::string>{"semantic"} && slow >= 0.99;
-    facts.push_back({"R12", "seed 000's semantic head reading the slowest d/8 coordinates is labelled semantic (and nothing else) from its bottom-heavy W_Q, W_K", r12,
-                     "slow-pair share " + number_text(slow) + ", labels " + std::to_string(semantic->labels.labels.size())});
+    const bool r12 = semantic->labels.seed_searches == std::vector<std::string>{"bottom_heavy"} && slow >= 0.99 &&
+                     previous->labels.seed_searches == std::vector<std::string>{"rank_one_reading"};
+    facts.push_back({"R12", "seed 000's semantic head reading the slowest d/8 coordinates is found by the bottom-heavy search (and no other), "
+                     "seed 001's positional head is not", r12,
+                     "slow-pair share " + number_text(slow) + ", searches found " + std::to_string(semantic->labels.seed_searches.size())});
 
     // T3: L1H0 reads passed_dimensions of what L0H0 writes, with unit gain, and nothing of L0H1.
     const composition_score* passed = nullptr;

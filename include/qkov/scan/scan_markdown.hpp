@@ -102,26 +102,101 @@ inline std::string label_evidence(const head_metrics& h)
         s += report::format("- RoPE (%s): %zu of %zu pairs slow; slow pairs and unrotated dimensions hold %.3f of the QK energy (%.3f under an even spread)\n",
                             st.rope->angles.c_str(), slow, st.rope->pairs.size(), st.rope->slow_share, st.rope->slow_baseline);
     }
-    if (h.copying_score) s += report::format("- copying score %.3f (%.3f with the unembedding centred, which the label reads)\n", *h.copying_score, h.centred_copying_score.value_or(NAN));
+    if (const auto& m = h.mean_field) {
+        std::string offsets;
+        for (std::size_t k = 0; k < m->by_offset.size(); ++k) offsets += report::format("%s%.2f", k ? " " : "", m->by_offset[k]);
+        s += report::format("- predicted attention (mean field, %s positions) by offset 0..%zu: %s; BOS %.2f; swing %.2f nats", m->positions.c_str(),
+                            m->window, offsets.c_str(), m->bos, m->swing);
+        if (m->swing_bound) s += report::format(" (certified <= %.3g given the proxy input", *m->swing_bound);
+        if (m->swing_bound_every_input) s += report::format("; <= %.3g for every input", *m->swing_bound_every_input);
+        s += m->swing_bound ? ")\n" : "\n";
+    }
+    if (const auto& c = h.per_token_copying)
+        s += report::format("- per-token copying over %zu of %zu tokens: top-1 %.3f, top-5 %.3f, bottom-10 %.3f, median margin %.2f row std\n", c->tokens,
+                            c->vocabulary, c->top1_share, c->top5_share, c->bottom10_share, c->median_margin);
+    if (h.copying_score) s += report::format("- eigenvalue copying score %.3f (%.3f with the unembedding centred, which the label reads)\n", *h.copying_score, h.centred_copying_score.value_or(NAN));
+    if (!h.labels.certified.empty()) s += "- certified: " + joined(h.labels.certified) + "\n";
+    if (!h.labels.seed_searches.empty()) s += "- found by the seeds' searches: " + joined(h.labels.seed_searches) + "\n";
     for (const auto& u : h.labels.undecided) s += "- undecided " + u.label + ": " + u.reason + "\n";
     return s;
 }
 
-/// The thresholds the labels used (docs/SCAN-LABELS.md gives each test in full).
+/// The label rules and the thresholds they used (docs/SCAN-LABELS.md gives each rule in full).
 inline report::table threshold_table(const label_thresholds& t)
 {
-    report::table table({"threshold", "value", "test"});
-    table.add_row({"one_direction", format_number(t.one_direction), "positional: sigma_1^2 / sum sigma_i^2 of W_Q and of W_K at least this (claim R7)"});
-    table.add_row({"constant_reading", format_number(t.constant_reading), "positional: std / |mean| of the top direction's reading over the vocabulary at most this"});
-    table.add_row({"position_queries", format_number(t.position_queries), "offset label (learned positions): share of queries whose best key is at the offset"});
-    table.add_row({"position_weight", format_number(t.position_weight), "offset label (learned positions): mean softmax weight at the offset"});
-    table.add_row({"slow_share", format_number(t.slow_share), "semantic: QK energy in slow pairs and unrotated dimensions at least max(this, min(2b, (1 + b) / 2)), b the even spread (claim R12)"});
-    table.add_row({"copying", format_number(t.copying), "copy: eigenvalue copying score, unembedding centred over the vocabulary, at least this (claim K2)"});
-    table.add_row({"context", std::to_string(t.context), "offsets 0..context of the profile; a pair is slow when theta * context < pi / 2"});
+    report::table table({"label", "rule", "why"});
+    for (const auto& rule : label_rules) table.add_row({rule.name, rule.rule, rule.reason});
+    table.add_row({"(settings)",
+                   report::format("window %zu offsets, queries %zu .. %zu of the proxy sequence, per-token copying over at most %zu tokens", t.window, t.window,
+                          t.queries, t.copy_tokens),
+                   "the attention by offset is predicted for offsets 0 .. window, averaged over those queries"});
+    table.add_row({"(seed searches)",
+                   report::format("rank_one_reading: one-direction shares >= %g and reading std / |mean| <= %g (R7); bottom_heavy: slow-pair share >= max(%g, "
+                          "min(2b, (1 + b) / 2)) over offsets 0 .. %zu (R12)",
+                          t.one_direction, t.constant_reading, t.slow_share, t.context),
+                   "the seeds' constructions, kept as checks under their own names: evidence on trained models, not labels"});
     return table;
 }
 
 } // namespace detail
+
+/// The seeds' questions answered on the model at hand, with numbers: are positional heads rank-1
+/// (Experiment 2)? do content heads use the slow pairs (Experiments 3/4)? does one head copy every
+/// token, or is the vocabulary split over a layer's heads (Question 2, Experiment 6)?
+inline std::string seeds_answered(const scan_result& r)
+{
+    using report::format;
+    std::string s = "## What the seeds asked, answered on these weights\n\n";
+    std::size_t positional = 0, rank_one = 0, semantic = 0, bottom_heavy = 0;
+    double positional_top_share = 0;
+    std::string ranks;
+    for (const auto& h : r.heads) {
+        const auto has = [&](const char* l) { return std::find(h.labels.labels.begin(), h.labels.labels.end(), l) != h.labels.labels.end(); };
+        const auto searched = [&](const char* l) { return std::find(h.labels.seed_searches.begin(), h.labels.seed_searches.end(), l) != h.labels.seed_searches.end(); };
+        if (has("positional")) {
+            ++positional;
+            rank_one += h.q.rank == 1 && h.k.rank == 1 ? 1 : 0;
+            positional_top_share += std::min(h.structure.one_direction_q, h.structure.one_direction_k);
+            ranks += (ranks.empty() ? "" : ", ") + head_name(h.layer, h.head) + format(" %zu/%zu", h.q.rank, h.k.rank);
+        }
+        if (has("semantic")) ++semantic, bottom_heavy += searched("bottom_heavy") ? 1 : 0;
+    }
+    s += format("- **Are positional heads rank-1 (Experiment 2)?** %zu heads are labelled positional; %zu of them have rank-1 W_Q and W_K.", positional, rank_one);
+    if (positional > 0)
+        s += format(" Their W_Q, W_K put on average %.2f of their squared norm in the top singular value (1 for a rank-1 head); ranks q/k: %s. ",
+                    positional_top_share / static_cast<double>(positional), ranks.c_str()) +
+             (rank_one == positional ? "They are built the seed's way.\n" : "The others read the residual stream's mean direction through projections of higher rank.\n");
+    else
+        s += "\n";
+    s += format("- **Do content heads use the slow pairs (Experiments 3/4)?** %zu heads are labelled semantic; %zu of them are bottom-heavy "
+                "(the slow pairs and unrotated dimensions hold most of their QK energy).\n",
+                semantic, bottom_heavy);
+    std::size_t layer_count = 0;
+    for (const auto& h : r.heads) layer_count = std::max(layer_count, h.layer + 1);
+    std::string per_layer;
+    double best_share = 0;
+    std::string best_head = "-";
+    for (std::size_t l = 0; l < layer_count; ++l) {
+        std::vector<bool> any;
+        for (const auto& h : r.heads) {
+            if (h.layer != l || !h.per_token_copying) continue;
+            const auto& c = *h.per_token_copying;
+            if (any.empty()) any.assign(c.top1.size(), false);
+            for (std::size_t t = 0; t < c.top1.size() && t < any.size(); ++t) any[t] = any[t] || c.top1[t];
+            if (c.top1_share > best_share) best_share = c.top1_share, best_head = head_name(h.layer, h.head);
+        }
+        if (any.empty()) continue;
+        const auto copied = static_cast<double>(std::count(any.begin(), any.end(), true));
+        per_layer += format("%slayer %zu: %.2f", per_layer.empty() ? "" : "; ", l, copied / static_cast<double>(any.size()));
+    }
+    if (per_layer.empty())
+        s += "- **Does one head copy every token (Question 2)?** Not measured: no per-token copying (" + (r.heads.empty() ? std::string() : "see the undecided copy labels") + ").\n";
+    else
+        s += format("- **Does one head copy every token (Question 2, Experiment 6)?** The best single head, %s, ranks %.2f of the tokens it reads first "
+                    "in its own row; the union over each layer's heads: %s.\n",
+                    best_head.c_str(), best_share, per_layer.c_str());
+    return s + "\n";
+}
 
 /// The whole report as Markdown text.
 inline std::string scan_markdown(const scan_result& r, const markdown_options& o)
@@ -179,6 +254,8 @@ inline std::string scan_markdown(const scan_result& r, const markdown_options& o
         s += detail::label_evidence(h) + "\n" + figures;
     }
     if (!any_label) s += "No head is labelled.\n\n";
+
+    s += seeds_answered(r);
 
     s += "## Composition\n\n";
     if (r.composition.empty()) {

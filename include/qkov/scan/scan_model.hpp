@@ -19,6 +19,9 @@
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
 #include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/mean_field.hpp"
+#include "qkov/scan/proxy_pass.hpp"
+#include "qkov/scan/token_copying.hpp"
 #include "qkov/scan/token_side.hpp"
 #include "qkov/forward/norms.hpp"
 
@@ -41,22 +44,9 @@ struct scan_result {
     bool copying_available = false;  ///< false when the model lacks W_E or W_U
     std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
     label_thresholds thresholds;                      ///< as used (context resolved)
+    std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
+    std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)
 };
-
-/// Rows of x (n x D) through a layer's norm: the forward pass's own (forward/norms.hpp), fed with
-/// the head model's norm weights.
-inline matrix through_norm(const model::norm_weights& norm, const matrix& x)
-{
-    if (norm.weight.size() != x.shape()[1])
-        throw std::invalid_argument("qkov: the norm's weight has " + std::to_string(norm.weight.size()) + " entries for residual vectors of width " +
-                                    std::to_string(x.shape()[1]));
-    forward::norm_params<double> p;
-    p.kind = norm.kind, p.eps = norm.eps;
-    p.weight.assign(norm.weight.begin(), norm.weight.end());
-    p.bias.assign(norm.bias.begin(), norm.bias.end());
-    const numeric::tensor2<double> rows = x;
-    return matrix(forward::normalized(rows, p));
-}
 
 /// Mean and spread of the rows of x projected on the unit direction u.
 inline reading_constancy constancy(const matrix& x, const vector& u)
@@ -75,11 +65,10 @@ inline reading_constancy constancy(const matrix& x, const vector& u)
     return {mean, std::sqrt(square / static_cast<double>(n))};
 }
 
-/// Position and content structure of a head and its labels (docs/SCAN-LABELS.md). `normed` is the
-/// sampled embedding through the layer's norm and `constant` its mean row (both empty without an
-/// embedding).
-inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const matrix& normed, const vector& constant,
-                          const matrix& normed_positions, bool positions_with_tokens, const scan_options& options, head_metrics& m)
+/// Position and content structure of a head (docs/SCAN-LABELS.md). `normed` is the sampled
+/// embedding through the layer's norm and `constant` its mean row (both empty without an embedding).
+inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const matrix& normed,
+                          const vector& constant, const matrix& normed_positions, bool positions_with_tokens, const scan_options& options, head_metrics& m)
 {
     if (normed_positions.size() != 0) {
         m.structure.learned_positions = learned_position_preference(h, normed_positions);
@@ -100,7 +89,74 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
             s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
         if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *rope, constant, t.context, options.certify);
     }
-    m.labels = label_head(s, m.centred_copying_score, t);
+}
+
+/// What every head's labels read of the model besides its own weights: each layer's proxy input
+/// and the per-token read-out, computed once (proxy_pass.hpp, token_copying.hpp).
+struct model_evidence {
+    proxy_inputs proxy;
+    std::optional<token_readout> readout;
+    std::string readout_missing;
+    std::vector<matrix> content_covariance;  ///< per layer, D x D: the covariance of the tokens' effective embeddings
+};
+
+/// The covariance (D x D, divisor n) of the rows of x.
+inline matrix row_covariance(const matrix& x)
+{
+    const std::size_t n = x.shape()[0], D = x.shape()[1];
+    matrix centred = x;
+    const vector mean = xt::mean(x, {0});
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < D; ++j) centred(i, j) -= mean(j);
+    matrix c = multiply(centred, centred, true, false);
+    c /= static_cast<double>(std::max<std::size_t>(n, 1));
+    return c;
+}
+
+inline model_evidence read_model_evidence(const model::attention_model& m, const label_thresholds& t)
+{
+    const auto pass = open_model_pass(m);
+    model_evidence e{run_proxy_pass(m, pass, t.queries), std::nullopt, {}, {}};
+    if (pass.decoder) {
+        e.readout = read_token_readout(*pass.decoder, e.proxy.bos, t.copy_tokens, e.proxy.positions);
+        for (const auto& x : e.readout->effective) e.content_covariance.push_back(row_covariance(x));
+        // mu_l is the mean normed input of the layer: over the tokens in their random context, not
+        // the norm of the mean embedding (which magnifies the mean direction by the norm's scaling).
+        for (std::size_t l = 0; l < e.proxy.layers.size() && l < e.readout->effective.size(); ++l) e.proxy.layers[l].mean = xt::mean(e.readout->effective[l], {0});
+        e.proxy.description += "; mu_l and the content covariance from " + std::to_string(e.readout->tokens.size()) +
+                               " tokens in a seeded random context (chunks of " + std::to_string(e.proxy.positions) + " after BOS)";
+    } else {
+        e.readout_missing = "no per-token copying without the forward pass: " + pass.unavailable;
+    }
+    return e;
+}
+
+/// The mean-field prediction and the per-token copying of a head, and its labels from them.
+inline void label_head_from_evidence(const model::head_weights& h, const model::layer_weights& lw, const io::model_config& config,
+                                     const model_evidence& evidence, const scan_options& options, head_metrics& m)
+{
+    const auto& t = options.thresholds;
+    label_evidence e;
+    if (const auto* input = evidence.proxy.at(h.layer)) {
+        std::optional<content_covariance> content;  // W_q Cov(x) W_q^T and W_k Cov(x) W_k^T
+        if (h.layer < evidence.content_covariance.size()) {
+            const matrix& x = evidence.content_covariance[h.layer];
+            content = content_covariance{multiply(multiply(h.w_q, x), h.w_q, false, true), multiply(multiply(h.w_k, x), h.w_k, false, true)};
+        }
+        m.mean_field = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
+                                     {options.certify, t.offset_mass, t.sink, t.content_deviations}, content ? &*content : nullptr);
+        e.mean_field = &*m.mean_field;
+    } else {
+        e.mean_field_missing = evidence.proxy.missing;
+    }
+    if (evidence.readout) {
+        m.per_token_copying = copying_per_token(h, *evidence.readout);
+        e.copying = &*m.per_token_copying;
+    } else {
+        e.copying_missing = evidence.readout_missing;
+    }
+    e.centred_copying_score = m.centred_copying_score;
+    m.labels = label_head(m.structure, e, t);
 }
 
 inline scan_result scan_model(const model::attention_model& m, scan_options options = {})
@@ -129,6 +185,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         }
     }
     result.copying_available = tokens.has_value();
+    const model_evidence evidence = read_model_evidence(m, options.thresholds);
+    result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
+    result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = options.first_layer; l <= last; ++l) {
@@ -151,6 +210,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                 metrics.back().centred_copying_score = scores.centred;
             }
             describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
+            label_head_from_evidence(h, lw, m.config(), evidence, options, metrics.back());
         }
         auto mine = composition_factors(lw.heads, factors, metrics);
         for (const auto& e : earlier) compose(e, mine, result.composition);

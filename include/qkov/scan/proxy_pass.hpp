@@ -1,0 +1,183 @@
+// What each layer's attention actually reads, without data: the model's own forward pass on a
+// proxy sequence, [BOS] followed by the mean token embedding at every position (plus the learned
+// position embedding where the model has one). Seed 001 builds its previous-token head from a
+// constant direction u with u^T x_i = c for every token; a trained model has one too, the mean of
+// each layer's normed residual (docs/SCAN-LABELS.md), and this pass computes it layer by layer,
+// through every earlier block, instead of assuming that later layers see the token embedding.
+//
+// The same pass on [BOS] + tokens in a seeded random order gives each token's *effective embedding*
+// at every layer: what a head of that layer reads for the token, after the earlier blocks and with a
+// random predecessor (token_copying.hpp, and the content covariance of mean_field.hpp).
+//
+// The pass needs every weight of the forward pass (forward/decoder_weights.hpp). A file without
+// them (an attention-only extract) still gets layer 0, whose input is the embedding itself; every
+// later layer is reported as having no proxy input, with the reason.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "qkov/detect/repeated_tokens.hpp"
+#include "qkov/forward/forward_pass.hpp"
+#include "qkov/forward/norms.hpp"
+#include "qkov/io/model_file_error.hpp"
+#include "qkov/model/attention_model.hpp"
+#include "qkov/model/head_weights.hpp"
+
+namespace qkov::scan {
+
+using matrix = model::matrix;
+using vector = model::vector;
+
+/// Rows of x (n x D) through a layer's norm: the forward pass's own (forward/norms.hpp), fed with
+/// the head model's norm weights.
+inline matrix through_norm(const model::norm_weights& norm, const matrix& x)
+{
+    if (norm.weight.size() != x.shape()[1])
+        throw std::invalid_argument("qkov: the norm's weight has " + std::to_string(norm.weight.size()) + " entries for residual vectors of width " +
+                                    std::to_string(x.shape()[1]));
+    forward::norm_params<double> p;
+    p.kind = norm.kind, p.eps = norm.eps;
+    p.weight.assign(norm.weight.begin(), norm.weight.end());
+    p.bias.assign(norm.bias.begin(), norm.bias.end());
+    const numeric::tensor2<double> rows = x;
+    return matrix(forward::normalized(rows, p));
+}
+
+/// One layer's normed attention input on the proxy sequence.
+struct proxy_layer {
+    matrix normed;  ///< (N + 1) x D: row 0 the BOS position, rows 1 .. N the mean-embedding positions
+    vector mean;    ///< mu_l: the mean of rows 1 .. N
+};
+
+struct proxy_inputs {
+    std::vector<proxy_layer> layers;  ///< layers 0 .. layers.size() - 1; the rest have none
+    std::size_t positions = 0;        ///< N
+    std::optional<std::size_t> bos;   ///< the token at position 0; nullopt: the mean embedding there too
+    bool learned_positions = false;   ///< the rows carry the position embedding (GPT-2)
+    std::string missing;              ///< why later layers have no proxy input (empty when every layer has one)
+    std::string description;          ///< what the pass ran on, for the evidence
+
+    [[nodiscard]] const proxy_layer* at(std::size_t layer) const { return layer < layers.size() ? &layers[layer] : nullptr; }
+};
+
+/// The forward pass, when the file has every tensor it needs; else the reason it does not run.
+struct model_pass {
+    std::optional<forward::decoder<double>> decoder;
+    std::string unavailable;  ///< the forward pass's own error, when decoder is empty
+};
+
+inline model_pass open_model_pass(const model::attention_model& m)
+{
+    model_pass p;
+    try {
+        p.decoder.emplace(m);
+    } catch (const io::model_file_error& e) {
+        p.unavailable = e.what();
+    }
+    return p;
+}
+
+/// The mean of the embedding's rows, read in blocks (never V x D at once).
+inline std::optional<vector> mean_token_embedding(const model::attention_model& m, std::size_t block_rows = 4096)
+{
+    if (m.embedding_status() != "present") return std::nullopt;
+    const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
+    vector sum = xt::zeros<double>({D});
+    for (std::size_t first = 0; first < V; first += block_rows) sum += xt::sum(*m.embedding_rows(first, std::min(block_rows, V - first)), {0});
+    return vector(sum / static_cast<double>(std::max<std::size_t>(V, 1)));
+}
+
+/// [BOS] + mean embedding x N (+ positions 0 .. N) as residual vectors, (N + 1) x D.
+inline matrix proxy_sequence(const model::attention_model& m, const vector& mean_embedding, std::optional<std::size_t> bos, std::size_t positions,
+                             const std::optional<matrix>& position_embedding)
+{
+    const std::size_t D = mean_embedding.size();
+    matrix x = xt::empty<double>({positions + 1, D});
+    for (std::size_t t = 0; t <= positions; ++t)
+        for (std::size_t j = 0; j < D; ++j) x(t, j) = mean_embedding(j);
+    if (bos) {
+        const matrix row = *m.embedding_rows(*bos, 1);
+        for (std::size_t j = 0; j < D; ++j) x(0, j) = row(0, j);
+    }
+    if (position_embedding)
+        for (std::size_t t = 0; t <= positions; ++t)
+            for (std::size_t j = 0; j < D; ++j) x(t, j) += (*position_embedding)(t, j);
+    return x;
+}
+
+inline proxy_layer proxy_layer_of(const matrix& normed)
+{
+    proxy_layer p{normed, xt::zeros<double>({normed.shape()[1]})};
+    const std::size_t n = normed.shape()[0];
+    for (std::size_t t = 1; t < n; ++t) p.mean += xt::view(normed, t, xt::all());
+    if (n > 1) p.mean /= static_cast<double>(n - 1);
+    return p;
+}
+
+/// Each layer's normed input on [BOS] + mean embedding x `positions`. Without an embedding no
+/// layer has one; without the rest of the forward pass only layer 0 has.
+inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_pass& pass, std::size_t positions)
+{
+    proxy_inputs out;
+    const auto& c = m.config();
+    const auto mean = mean_token_embedding(m);
+    if (!mean) {
+        out.missing = "the file has no token embedding to build the proxy sequence from";
+        return out;
+    }
+    auto wpe = m.position_embedding();
+    if (wpe) positions = std::min(positions, wpe->shape()[0] - 1);
+    out.positions = positions;
+    out.learned_positions = wpe.has_value();
+    out.bos = c.bos_token_id;
+    const matrix x = proxy_sequence(m, *mean, out.bos, positions, wpe);
+    out.description = std::string("the model's forward pass on ") + (out.bos ? "[BOS " + std::to_string(*out.bos) + "]" : "[mean embedding]") +
+                      " + mean token embedding x " + std::to_string(positions) + (wpe ? " (+ learned positions)" : "");
+    if (pass.decoder) {
+        out.layers.resize(c.layers);
+        (void)pass.decoder->residual_stream_of(numeric::tensor2<double>(x), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
+            out.layers[l] = proxy_layer_of(matrix(normed));
+        });
+        return out;
+    }
+    // Layer 0 reads the embedding through its norm: no earlier block is needed.
+    out.layers.push_back(proxy_layer_of(through_norm(m.layer(0).norm, x)));
+    out.missing = "no proxy pass past layer 0: " + pass.unavailable;
+    out.description += ", layer 0 only";
+    return out;
+}
+
+/// Each token's normed input at every layer in a random context: the tokens asked, in a seeded
+/// random order (detect::uniform_below's platform-independent draw), are read as [BOS] + chunks of
+/// `context` tokens, so each token follows a random predecessor as in text, and what earlier heads
+/// copy from the previous positions is in its residual. effective[l] is tokens.size() x D, row i
+/// token tokens[i]. Needs the forward pass.
+inline std::vector<matrix> effective_embeddings(const forward::decoder<double>& pass, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
+                                                std::size_t context, std::uint64_t seed = 0)
+{
+    const auto& c = pass.config();
+    const std::size_t D = c.hidden_size, T = tokens.size(), lead = bos ? 1 : 0;
+    std::vector<matrix> out(c.layers, matrix(xt::empty<double>({T, D})));
+    std::vector<std::size_t> order(T);
+    for (std::size_t i = 0; i < T; ++i) order[i] = i;
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = 0; i + 1 < T; ++i) std::swap(order[i], order[i + detect::uniform_below(rng, T - i)]);
+    context = std::max<std::size_t>(context, 1);
+    for (std::size_t first = 0; first < T; first += context) {
+        const std::size_t n = std::min(context, T - first);
+        std::vector<forward::token_id> sequence;
+        if (bos) sequence.push_back(static_cast<forward::token_id>(*bos));
+        for (std::size_t i = 0; i < n; ++i) sequence.push_back(static_cast<forward::token_id>(tokens[order[first + i]]));
+        (void)pass.residual_stream_of(pass.embed(sequence), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
+            for (std::size_t i = 0; i < n; ++i) std::copy_n(normed.data() + (lead + i) * D, D, out[l].data() + order[first + i] * D);
+        });
+    }
+    return out;
+}
+
+} // namespace qkov::scan

@@ -1,0 +1,231 @@
+// The scan's JSON document (schema docs/schemas/qkov.scan-2.schema.json), written here and only
+// here: `qkov scan --json` and every other writer call scan_document, and `qkov detect --scan`
+// reads the labels back through scan_json_keys, so each key is spelled once.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "qkov/scan/composition_edges.hpp"
+#include "qkov/scan/scan_conventions.hpp"
+#include "qkov/scan/scan_facts.hpp"
+#include "qkov/scan/scan_model.hpp"
+
+namespace qkov::scan {
+
+/// The keys a reader of the document needs (detect/scan_labels.hpp), spelled once.
+namespace scan_json_keys {
+inline constexpr const char* schema = "schema";
+inline constexpr const char* schema_name = "qkov.scan/2";
+inline constexpr const char* model = "model";
+inline constexpr const char* heads = "heads";
+inline constexpr const char* layer = "layer";
+inline constexpr const char* head = "head";
+inline constexpr const char* labels = "labels";
+inline constexpr const char* certified = "certified";
+inline constexpr const char* mean_field = "mean_field";
+inline constexpr const char* by_offset = "attention_by_offset";
+inline constexpr const char* bos = "bos";
+inline constexpr const char* token_copying = "token_copying";
+inline constexpr const char* top1_share = "top1_share";
+inline constexpr const char* bottom10_share = "bottom10_share";
+} // namespace scan_json_keys
+
+namespace detail {
+
+inline nlohmann::json values(const vector& v) { return nlohmann::json(std::vector<double>(v.begin(), v.end())); }
+
+inline nlohmann::json optional_number(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); }
+
+inline nlohmann::json reading_json(const std::optional<reading_constancy>& r)
+{
+    if (!r) return nullptr;
+    return {{"mean", r->mean}, {"spread", r->spread}, {"variation", r->variation()}};
+}
+
+inline nlohmann::json undecided_json(const head_labels& l)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& u : l.undecided) out.push_back({{"label", u.label}, {"reason", u.reason}});
+    return out;
+}
+
+inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& m)
+{
+    namespace k = scan_json_keys;
+    if (!m) return nullptr;
+    return {{k::by_offset, m->by_offset},
+            {k::bos, m->bos},
+            {"queries", {m->first_query, m->last_query}},
+            {"window", m->window},
+            {"positions", m->positions},
+            {"swing", m->swing},
+            {"swing_bound", optional_number(m->swing_bound)},
+            {"swing_bound_every_input", optional_number(m->swing_bound_every_input)},
+            {"attention_by_offset_lower_bound", m->by_offset_lower.empty() ? nlohmann::json(nullptr) : nlohmann::json(m->by_offset_lower)},
+            {"top_two_lower_bound", optional_number(m->top_two_lower)},
+            {"bos_lower_bound", optional_number(m->bos_lower)},
+            {"certificates_hold_within_content_deviations", m->content_deviations}};
+}
+
+inline nlohmann::json token_copying_json(const std::optional<token_copying>& c)
+{
+    namespace k = scan_json_keys;
+    if (!c) return nullptr;
+    return {{"tokens", c->tokens},
+            {"vocabulary", c->vocabulary},
+            {k::top1_share, c->top1_share},
+            {"top5_share", c->top5_share},
+            {k::bottom10_share, c->bottom10_share},
+            {"top1_interval", {c->top1_interval.first, c->top1_interval.second}},
+            {"bottom10_interval", {c->bottom10_interval.first, c->bottom10_interval.second}},
+            {"median_margin", c->median_margin}};
+}
+
+/// The seeds' structure measures, kept as the evidence of their searches (head_structure.hpp).
+inline nlohmann::json structure_json(const head_metrics& h)
+{
+    const auto& s = h.structure;
+    nlohmann::json e = {{"one_direction_q", s.one_direction_q},
+                        {"one_direction_k", s.one_direction_k},
+                        {"reading_q", reading_json(s.reading_q)},
+                        {"reading_k", reading_json(s.reading_k)},
+                        {"copying_score", optional_number(h.copying_score)},
+                        {"centred_copying_score", optional_number(h.centred_copying_score)},
+                        {"rope", nullptr},
+                        {"learned_positions", nullptr},
+                        {"offset_profile", nullptr}};
+    if (s.rope) {
+        nlohmann::json pairs = nlohmann::json::array();
+        for (const auto& p : s.rope->pairs)
+            pairs.push_back({{"pair", p.pair}, {"theta", p.theta}, {"energy_share", p.energy_share}, {"phase", p.phase},
+                             {"preferred_offset", p.preferred_offset}, {"slow", p.slow}});
+        e["rope"] = {{"angles", s.rope->angles},          {"angles_modelled", s.rope->angles_modelled}, {"context", s.rope->context},
+                     {"slow_share", s.rope->slow_share},  {"slow_baseline", s.rope->slow_baseline},     {"unrotated_share", s.rope->unrotated_share},
+                     {"pairs", std::move(pairs)}};
+    }
+    if (const auto& p = s.learned_positions)
+        e["learned_positions"] = {{"offset", p->offset},
+                                  {"query_share", p->query_share},
+                                  {"mean_weight", p->mean_weight},
+                                  {"queries", p->queries},
+                                  {"input", p->with_tokens ? "position embedding + mean token embedding, through the layer's norm"
+                                                           : "position embedding alone (no token embedding in the file), through the layer's norm"}};
+    if (s.profile) {
+        const auto& p = *s.profile;
+        nlohmann::json certificate = nullptr;
+        if (p.certificate) {
+            const auto& c = *p.certificate;
+            certificate = {{"status", status_name(c.status)},
+                           {"statement", "over every offset 0.." + std::to_string(c.last) + " except " + std::to_string(c.offset) +
+                                             " the score of the constant the head reads is below its value at offset " + std::to_string(c.offset)},
+                           {"margin", {c.margin_lower, c.margin_upper}},
+                           {"undecided_offsets", c.undecided_offsets}};
+        }
+        e["offset_profile"] = {{"best_offset", p.best},
+                               {"runner_up_fraction", p.runner_up_fraction},
+                               {"score_at_best", p.score[p.best]},
+                               {"score", p.score.size() <= 65 ? nlohmann::json(p.score) : nlohmann::json(std::vector<double>(p.score.begin(), p.score.begin() + 65))},
+                               {"certificate", std::move(certificate)}};
+    }
+    return e;
+}
+
+inline nlohmann::json head_json(const head_metrics& h)
+{
+    namespace k = scan_json_keys;
+    std::string driver = h.qk.driver == h.ov.driver ? h.qk.driver : "qk: " + h.qk.driver + "; ov: " + h.ov.driver;
+    return {{k::layer, h.layer},
+            {k::head, h.head},
+            {"kv_head", h.kv_head},
+            {"rank_q", h.q.rank},
+            {"rank_k", h.k.rank},
+            {"cond_q", optional_number(h.q.condition)},
+            {"cond_k", optional_number(h.k.condition)},
+            {"qk_singular_values", values(h.qk.singular_values)},
+            {"ov_singular_values", values(h.ov.singular_values)},
+            {"copying_score", optional_number(h.copying_score)},
+            {"ov_identity_distance", h.ov_identity_distance},
+            {"ov_identity_floor", h.ov_identity_floor},
+            {"reconstruction_residual", {{"qk", h.qk.residual}, {"ov", h.ov.residual}}},
+            {"svd_driver", driver},
+            {k::labels, h.labels.labels},
+            {k::certified, h.labels.certified},
+            {"undecided", undecided_json(h.labels)},
+            {"seed_searches", h.labels.seed_searches},
+            {k::mean_field, mean_field_json(h.mean_field)},
+            {k::token_copying, token_copying_json(h.per_token_copying)},
+            {"evidence", structure_json(h)}};
+}
+
+inline nlohmann::json thresholds_json(const scan_result& r)
+{
+    const auto& t = r.thresholds;
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& rule : label_rules)
+        rules.push_back({{"label", rule.name}, {"rule", rule.rule}, {"reason", rule.reason}, {"confirmed_by", rule.confirmed_by}});
+    return {{"offset_mass", t.offset_mass},       {"sink", t.sink},
+            {"semantic_swing", t.semantic_swing}, {"copy_top1", t.copy_top1},
+            {"copying", t.copying},               {"suppression_bottom10", t.suppression_bottom10},
+            {"window", t.window},                 {"queries", t.queries},
+            {"copy_tokens", t.copy_tokens},       {"content_deviations", t.content_deviations},
+            {"one_direction", t.one_direction},
+            {"constant_reading", t.constant_reading}, {"slow_share", t.slow_share},
+            {"context", t.context},               {"tokens_sampled", r.tokens_sampled},
+            {"vocabulary", r.vocabulary},         {"rules", std::move(rules)}};
+}
+
+} // namespace detail
+
+/// The whole document. `model` is the model's summary (as `qkov inspect --json` writes it).
+inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json model, std::size_t first_layer,
+                                    std::size_t last_layer)
+{
+    namespace k = scan_json_keys;
+    nlohmann::json j;
+    j[k::schema] = k::schema_name;
+    j[k::model] = std::move(model);
+    j["scanned_layers"] = {first_layer, last_layer};
+    j["conventions"] = nlohmann::json::object();
+    for (const auto& [name, text] : scan_conventions()) j["conventions"][name] = text;
+    j["conventions"]["labels"] = j["conventions"]["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
+    j["thresholds"] = detail::thresholds_json(r);
+    j["proxy"] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
+                  {"copy_tokens", r.copy_tokens}};
+    nlohmann::json heads = nlohmann::json::array();
+    for (const auto& h : r.heads) heads.push_back(detail::head_json(h));
+    j[k::heads] = std::move(heads);
+    nlohmann::json composition = nlohmann::json::array();
+    for (const auto& p : r.composition)
+        composition.push_back({{"source", {p.source_layer, p.source_head}},
+                               {"target", {p.target_layer, p.target_head}},
+                               {"q", p.q},
+                               {"k", p.k},
+                               {"v", p.v},
+                               {"t3_singular_values", detail::values(p.t3_singular_values)}});
+    j["composition"] = std::move(composition);
+    nlohmann::json fact_rows = nlohmann::json::array();
+    for (const auto& f : facts) fact_rows.push_back({{"claim", f.claim}, {"statement", f.statement}, {"passed", f.passed}, {"detail", f.detail}});
+    j["facts"] = std::move(fact_rows);
+    nlohmann::json edges = nlohmann::json::array();
+    constexpr std::size_t per_source = 3;
+    for (const auto& h : r.heads) {
+        nlohmann::json e = {{"source", {h.layer, h.head}}};
+        for (const auto& [name, score] : {std::pair{"q", &composition_score::q}, {"k", &composition_score::k}, {"v", &composition_score::v}}) {
+            nlohmann::json targets = nlohmann::json::array();
+            for (const auto* p : strongest_targets(r.composition, h.layer, h.head, score, per_source))
+                targets.push_back({{"target", {p->target_layer, p->target_head}}, {"score", (*p).*score}});
+            e[name] = std::move(targets);
+        }
+        edges.push_back(std::move(e));
+    }
+    j["strongest_edges"] = std::move(edges);
+    return j;
+}
+
+} // namespace qkov::scan
