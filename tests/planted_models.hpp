@@ -1,5 +1,5 @@
 // Tiny models in the GPT-2, GPT-NeoX and Llama (grouped-query) layouts, in float32 or bf16, with
-// planted heads whose kind is known by construction, for testing the labels `qkov scan` gives.
+// planted heads whose kind is known by construction, for testing what `qkov scan` finds with the seeds' searches.
 //
 // Geometry: D = 64, V = 128, 3 layers, head width d = 16. Norm weights are 1 and norm biases 0.
 // Every layer but the first holds only random heads (Gaussian, std 1 / sqrt(D)).
@@ -57,11 +57,11 @@ inline std::string layout_name(planted_layout l)
     return l == planted_layout::gpt2 ? "gpt2" : l == planted_layout::gpt_neox ? "gpt_neox" : "llama_gqa";
 }
 
-/// One head of a planted model and the labels its construction calls for.
+/// One head of a planted model and the seeds' searches (head_labels.hpp) that must find it.
 struct planted_head {
     std::size_t layer = 0, head = 0;
     std::string kind;                 ///< uniform, previous_token, semantic, copy, random, or a GQA partner's description
-    std::vector<std::string> labels;  ///< expected, in the order the scan lists them
+    std::vector<std::string> searches;  ///< expected, in the order the scan lists them
 };
 
 struct planted_model {
@@ -204,8 +204,8 @@ inline float_tensor tensor(std::vector<std::size_t> shape, block values) { retur
 
 } // namespace planted_detail
 
-/// Writes the planted model of `layout` stored as `dtype` and returns it with its expected labels.
-/// Without embeddings the file holds neither W_E nor W_U (the labels that need them are undecided).
+/// Writes the planted model of `layout` stored as `dtype` and returns it with its expected searches.
+/// Without embeddings the file holds neither W_E nor W_U (no reading to call constant).
 /// `common` is the coefficient of u in every token's embedding (a power of two keeps it exact).
 inline planted_model write_planted_model(planted_layout layout, stored_dtype dtype, bool with_embeddings = true, float common = 0.25f)
 {
@@ -227,7 +227,7 @@ inline planted_model write_planted_model(planted_layout layout, stored_dtype dty
         for (std::size_t h = 0; h < m.heads; ++h) m.planted.push_back({l, h, "random", {}});
     }
     auto& first = layers_[0];
-    const auto expect = [&](std::size_t h, std::string kind, std::vector<std::string> labels) { m.planted[h] = {0, h, std::move(kind), std::move(labels)}; };
+    const auto expect = [&](std::size_t h, std::string kind, std::vector<std::string> searches) { m.planted[h] = {0, h, std::move(kind), std::move(searches)}; };
     const auto one_direction = [&](std::size_t qh, std::size_t kv, const std::vector<float>& q0, const std::vector<float>& k0) {
         first.queries[qh].q = builder::reads_u(q0);
         first.key_values[kv].k = builder::reads_u(k0);
@@ -245,30 +245,30 @@ inline planted_model write_planted_model(planted_layout layout, stored_dtype dty
     switch (layout) {
     case planted_layout::gpt2:
         one_direction(0, 0, b.gaussian(d, 1.0), b.gaussian(d, 1.0));
-        expect(0, "uniform", {"positional"});
+        expect(0, "uniform", {"rank_one_reading"});
         copy(1, 1);
-        expect(1, "copy", {"copy"});
+        expect(1, "copy", {});
         break;
     case planted_layout::gpt_neox: {
         const auto [q0, k0] = b.previous_token_vectors();
         one_direction(0, 0, q0, k0);
-        expect(0, "previous_token", {"positional", "previous_token"});
+        expect(0, "previous_token", {"rank_one_reading"});
         semantic(1, 1);
-        expect(1, "semantic", {"semantic"});
+        expect(1, "semantic", {"bottom_heavy"});
         copy(2, 2);
-        expect(2, "copy", {"copy"});
+        expect(2, "copy", {});
         break;
     }
     case planted_layout::llama_gqa: {
         const auto [q0, k0] = b.previous_token_vectors();
         one_direction(0, 0, q0, k0);
-        expect(0, "previous_token", {"positional", "previous_token"});
+        expect(0, "previous_token", {"rank_one_reading"});
         expect(1, "random query on the previous-token key", {});
         semantic(2, 1);
-        expect(2, "semantic", {"semantic"});
-        expect(3, "random query on the slow-pair key", {"semantic"});
+        expect(2, "semantic", {"bottom_heavy"});
+        expect(3, "random query on the slow-pair key", {"bottom_heavy"});
         copy(4, 2);
-        expect(4, "copy", {"copy"});
+        expect(4, "copy", {});
         expect(5, "random output on the copy value", {});
         break;
     }

@@ -166,48 +166,87 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
 {
     const label_thresholds t;
     head_structure s;
-    s.one_direction_q = s.one_direction_k = 0.95;
-    // One direction, no embedding: positional is undecided, never given.
-    auto l = label_head(s, std::nullopt, t);
+    using strings = std::vector<std::string>;
+    // No evidence at all: every label undecided with the reason, none given.
+    label_evidence e;
+    e.mean_field_missing = "no proxy input", e.copying_missing = "no read-out";
+    auto l = label_head(s, e, t);
     BOOST_TEST(l.labels.empty());
-    BOOST_REQUIRE(l.undecided.size() == 3u);  // positional, semantic (no RoPE), copy (no score)
-    BOOST_TEST(l.undecided[0].label == "positional");
-    BOOST_TEST(l.undecided[1].label == "semantic");
-    BOOST_TEST(l.undecided[2].label == "copy");
-    // A constant reading makes it positional; with RoPE and a clear peak at 1, previous_token.
+    BOOST_REQUIRE(l.undecided.size() == 6u);
+    BOOST_TEST(l.undecided[0].label == "previous_token");
+    BOOST_TEST(l.undecided[0].reason == "no proxy input");
+    BOOST_TEST(l.undecided[5].label == "copy_suppression");
+    BOOST_TEST(l.undecided[5].reason == "no read-out");
+    // A majority at offset 1: previous_token and positional, certified where the lower bounds reach 1/2.
+    mean_field_evidence m;
+    m.window = 8;
+    m.by_offset = {0.10, 0.60, 0.05, 0, 0, 0, 0, 0, 0};
+    m.swing = 5, m.swing_bound = 5.1;
+    e.mean_field = &m;
+    l = label_head(s, e, t);
+    BOOST_TEST((l.labels == strings{"previous_token", "positional"}));
+    BOOST_TEST(l.certified.empty());  // no lower bounds: nothing certified
+    m.by_offset_lower = {0.09, 0.55, 0.04, 0, 0, 0, 0, 0, 0};
+    BOOST_TEST((label_head(s, e, t).certified == strings{"previous_token", "positional"}));
+    m.by_offset_lower[1] = 0.49;  // the prediction reaches 1/2, its lower bound does not: labelled, not certified
+    l = label_head(s, e, t);
+    BOOST_TEST((l.labels == strings{"previous_token", "positional"}));
+    BOOST_TEST((l.certified == strings{"positional"}));  // 0.49 + 0.09 >= 1/2
+    // Mass split over two offsets: positional only; at offset 2: offset_2.
+    m.by_offset = {0.30, 0.25, 0.05, 0, 0, 0, 0, 0, 0}, m.by_offset_lower.clear();
+    BOOST_TEST((label_head(s, e, t).labels == strings{"positional"}));
+    m.by_offset = {0.0, 0.1, 0.7, 0, 0, 0, 0, 0, 0};
+    BOOST_TEST((label_head(s, e, t).labels == strings{"offset_2", "positional"}));
+    // A sink, and a head whose swing cannot double a weight: sink, semantic (its bound is a certificate).
+    m.by_offset = {0.1, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05};
+    m.bos = 0.35, m.bos_lower = 0.34, m.swing = 0.5, m.swing_bound = 0.6;
+    l = label_head(s, e, t);
+    BOOST_TEST((l.labels == strings{"sink", "semantic"}));
+    BOOST_TEST((l.certified == strings{"sink", "semantic"}));
+    m.bos_lower = 0.29;
+    BOOST_TEST((label_head(s, e, t).certified == strings{"semantic"}));
+    // A swing above ln 2 without an offset majority: semantic undecided, with the swing in the reason.
+    m.bos = 0, m.swing = 2.5, m.swing_bound = 2.6;
+    l = label_head(s, e, t);
+    BOOST_TEST(l.labels.empty());
+    BOOST_REQUIRE(l.undecided.size() == 2u);  // semantic, and copy (no read-out)
+    BOOST_TEST(l.undecided[0].label == "semantic");
+    BOOST_TEST(l.undecided[0].reason.find("2.5") != std::string::npos);
+    // Copying: both the per-token share and the centred eigenvalue score.
+    token_copying c;
+    c.top1_share = 0.6, c.bottom10_share = 0.0;
+    e.copying = &c, e.centred_copying_score = 0.8;
+    BOOST_TEST((label_head(s, e, t).labels == strings{"copy"}));
+    e.centred_copying_score = 0.69;
+    BOOST_TEST(label_head(s, e, t).labels.empty());
+    c.top1_share = 0.4, e.centred_copying_score = 0.95;  // positive in aggregate, but most tokens are not copied
+    BOOST_TEST(label_head(s, e, t).labels.empty());
+    c.bottom10_share = 0.5;
+    BOOST_TEST((label_head(s, e, t).labels == strings{"copy_suppression"}));
+    c.bottom10_share = 0.1, e.centred_copying_score = -0.75;
+    BOOST_TEST((label_head(s, e, t).labels == strings{"copy_suppression"}));
+}
+
+BOOST_AUTO_TEST_CASE(the_seed_searches_find_the_seed_constructions)
+{
+    const label_thresholds t;
+    head_structure s;
+    s.one_direction_q = s.one_direction_k = 0.95;
+    BOOST_TEST(seed_searches(s, t).empty());  // one direction, but no reading to call constant
     s.reading_q = reading_constancy{2.0, 0.1};
     s.reading_k = reading_constancy{-1.0, 0.2};
-    s.rope = rope_structure{};
-    s.profile = offset_profile{};
-    s.profile->best = 1, s.profile->runner_up_fraction = 0.2;
-    s.profile->certificate = offset_certificate{};
-    s.profile->certificate->status = certificate_status::holds;
-    l = label_head(s, 0.1, t);
-    BOOST_TEST((l.labels == std::vector<std::string>{"positional", "previous_token"}));
-    s.profile->best = 3;
-    BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional", "offset_3"}));
-    s.profile->certificate->status = certificate_status::undecided;  // a maximum not certified: no offset label
-    l = label_head(s, 0.1, t);
-    BOOST_TEST((l.labels == std::vector<std::string>{"positional"}));
-    BOOST_TEST(l.undecided.front().label == "offset");
-    s.profile->certificate.reset();  // certification off: a strict float maximum is enough
-    BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional", "offset_3"}));
-    s.profile->runner_up_fraction = 0;  // a tie
-    BOOST_TEST((label_head(s, 0.1, t).labels == std::vector<std::string>{"positional"}));
-    s.rope->angles_modelled = false;
-    BOOST_TEST(label_head(s, 0.1, t).undecided.front().label == "offset");
-    // A spread reading (std / |mean| = 0.3) is not constant: no label from position.
-    s.reading_k = reading_constancy{-1.0, 0.3};
-    BOOST_TEST(label_head(s, 0.1, t).labels.empty());
-    // Semantic: slow share against max(0.5, min(2b, (1 + b) / 2)).
+    BOOST_TEST((seed_searches(s, t) == std::vector<std::string>{"rank_one_reading"}));
+    s.reading_k = reading_constancy{-1.0, 0.3};  // std / |mean| = 0.3: not constant
+    BOOST_TEST(seed_searches(s, t).empty());
+    // Bottom-heavy: slow share against max(0.5, min(2b, (1 + b) / 2)).
     BOOST_TEST(semantic_share_needed(0.125, t) == 0.5);
     BOOST_TEST(semantic_share_needed(0.75, t) == 0.875);
     head_structure slow;
     slow.rope = rope_structure{};
     slow.rope->slow_baseline = 0.125, slow.rope->slow_share = 0.6;
-    BOOST_TEST((label_head(slow, 0.8, t).labels == std::vector<std::string>{"semantic", "copy"}));
+    BOOST_TEST((seed_searches(slow, t) == std::vector<std::string>{"bottom_heavy"}));
     slow.rope->slow_share = 0.45;
-    BOOST_TEST(label_head(slow, 0.69, t).labels.empty());
+    BOOST_TEST(seed_searches(slow, t).empty());
 }
 
 BOOST_AUTO_TEST_CASE(norms_match_their_definitions)
@@ -274,10 +313,6 @@ BOOST_AUTO_TEST_CASE(learned_positions_previous_token_circuit)
     for (std::size_t n = 0; n <= m; ++n) total += std::exp((std::cos((static_cast<double>(m) - n - 1) * w) - 1) * a * a / 4);
     BOOST_TEST(p.mean_weight > 0.5);
     BOOST_TEST(p.mean_weight >= 1 / total - 1e-12);  // later queries have more keys, so the mean is at least the last one's
-    head_structure s;
-    s.learned_positions = p;
-    const auto labels = label_head(s, std::nullopt, label_thresholds{});
-    BOOST_TEST((labels.labels == std::vector<std::string>{"previous_token"}));
 }
 
 BOOST_AUTO_TEST_CASE(the_seed_head_model_is_scanned_as_its_construction_says)
