@@ -64,6 +64,9 @@ BOOST_AUTO_TEST_CASE(stories260k_gguf_and_hf_give_the_same_heads_after_the_pairi
     BOOST_TEST(g.vocab_size == 512u);
     BOOST_TEST((g.rope->pairing == qkov::rope_pairing::interleaved));
     BOOST_TEST((hf.config().rope->pairing == qkov::rope_pairing::rotate_half));
+    BOOST_TEST(g.rope_layers.empty());  // GGUF names no per-layer schedule: every layer rotates
+    BOOST_TEST(g.rope_at(g.layers - 1).has_value());
+    BOOST_TEST(!g.any_nope_layer());
     double worst_right = 0, least_wrong = 1;
     for (std::size_t l = 0; l < g.layers; ++l) {
         const auto a = gguf.layer(l), b = hf.layer(l);
@@ -77,8 +80,8 @@ BOOST_AUTO_TEST_CASE(stories260k_gguf_and_hf_give_the_same_heads_after_the_pairi
                 BOOST_TEST(a.heads[h].w_o == b.heads[h].w_o);
                 BOOST_TEST(!(a.heads[h].w_q == b.heads[h].w_q));  // the stored orders do differ
                 const matrix x = probe(64);
-                const auto pa = last_query_probabilities(x, a.heads[h], g.rope);
-                const auto pb = last_query_probabilities(x, b.heads[h], hf.config().rope);
+                const auto pa = last_query_probabilities(x, a.heads[h], g);
+                const auto pb = last_query_probabilities(x, b.heads[h], hf.config());
                 auto wrong = g.rope;
                 wrong->pairing = qkov::rope_pairing::rotate_half;
                 const auto pw = last_query_probabilities(x, a.heads[h], wrong);

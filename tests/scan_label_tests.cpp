@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "planted_models.hpp"
 #include "qkov/model/open_model.hpp"
@@ -307,4 +310,39 @@ BOOST_AUTO_TEST_CASE(a_shared_embedding_direction_does_not_raise_the_centred_sco
             copying.push_back("L" + std::to_string(p.layer) + "H" + std::to_string(p.head) + " " + std::to_string(*h.centred_copying_score));
     }
     BOOST_TEST(copying.empty(), "random heads with a centred score over the copy threshold: " << joined(copying));
+}
+
+// The Llama-GQA model's file relabelled as SmolLM3 with layer 2 NoPE: layer 2's heads are scanned
+// without RoPE (no per-pair structure, no offset profile), the rotating layers exactly as before.
+BOOST_AUTO_TEST_CASE(nope_layer_heads_are_scanned_without_rope)
+{
+    auto m = qkov::test::write_planted_model(planted_layout::llama_gqa, stored_dtype::f32);
+    const scan_result llama = scan_model(qkov::model::open_model(m.dir));
+    auto config = nlohmann::json::parse(std::ifstream(m.dir / "config.json"));
+    config["model_type"] = "smollm3";
+    config["architectures"] = {"SmolLM3ForCausalLM"};
+    config["no_rope_layers"] = {1, 1, 0};
+    std::ofstream(m.dir / "config.json", std::ios::trunc) << config.dump();
+    const scan_result smol = scan_model(qkov::model::open_model(m.dir));
+    std::filesystem::remove_all(m.dir);
+
+    BOOST_TEST_REQUIRE(smol.heads.size() == llama.heads.size());
+    std::size_t nope_heads = 0;
+    for (std::size_t i = 0; i < smol.heads.size(); ++i) {
+        const auto &a = llama.heads[i], &b = smol.heads[i];
+        BOOST_TEST_CONTEXT("L" << b.layer << "H" << b.head)
+        {
+            BOOST_TEST_REQUIRE(a.structure.rope.has_value());  // every head of the Llama file rotates
+            if (b.layer == 2) {
+                ++nope_heads;
+                BOOST_TEST(!b.structure.rope.has_value());
+                BOOST_TEST(!b.structure.profile.has_value());
+            } else {
+                BOOST_TEST_REQUIRE(b.structure.rope.has_value());
+                BOOST_TEST(b.structure.rope->slow_share == a.structure.rope->slow_share);
+                BOOST_TEST(sorted(b.labels.labels) == sorted(a.labels.labels));
+            }
+        }
+    }
+    BOOST_TEST(nope_heads > 0u);
 }

@@ -36,6 +36,7 @@ int run(const inspect_options& o)
               << " kv heads, d = " << c.head_dim << ", V = " << c.vocab_size << "\n"
               << "embedding:    " << model.embedding_status() << "; unembedding " << model.unembedding_status() << "\n"
               << "rope:         " << (c.rope ? j["rope"].dump() : std::string("none (learned absolute positions)")) << "\n";
+    if (j.contains("nope_layers")) std::cout << "nope layers:  " << j["nope_layers"].dump() << " (no RoPE: no positional encoding in their attention)\n";
     if (model.has_qk_norm()) std::cout << "qk-norm:      present: a head's score is not one bilinear form of the residual\n";
     std::cout << "\nlayer  heads  max |W_q|_F  max |W_k|_F  max |W_v|_F  max |W_o|_F  norm\n";
     nlohmann::json layers = nlohmann::json::array();
@@ -50,8 +51,12 @@ int run(const inspect_options& o)
         }
         const char* norm = lw.norm.kind == io::norm_kind::layer_norm ? "LayerNorm" : lw.norm.kind == io::norm_kind::rms_norm ? "RMSNorm" : "RMSNorm (1 + w)";
         std::cout << std::setw(5) << l << std::setw(7) << lw.heads.size() << std::fixed << std::setprecision(4) << std::setw(13) << fq << std::setw(13) << fk
-                  << std::setw(13) << fv << std::setw(13) << fo << "  " << norm << "\n";
-        layers.push_back({{"layer", l}, {"heads", lw.heads.size()}, {"max_frob", {{"W_q", fq}, {"W_k", fk}, {"W_v", fv}, {"W_o", fo}}}, {"norm", norm}});
+                  << std::setw(13) << fv << std::setw(13) << fo << "  " << norm << (c.rope && !c.rope_at(l) ? "  NoPE" : "") << "\n";
+        layers.push_back({{"layer", l},
+                          {"heads", lw.heads.size()},
+                          {"max_frob", {{"W_q", fq}, {"W_k", fk}, {"W_v", fv}, {"W_o", fo}}},
+                          {"norm", norm},
+                          {"rope", c.rope_at(l).has_value()}});
     }
     j["per_layer"] = layers;
     if (!o.json.empty()) io::write_file_atomically(o.json, j.dump(2) + "\n");

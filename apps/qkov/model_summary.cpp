@@ -30,7 +30,7 @@ std::string stored_dtype(const io::tensor_source& source)
 // The fields in the order a reader wants them (the JSON object itself sorts its keys).
 constexpr const char* field_order[] = {"architecture", "family",     "format",          "dtype",     "hidden_size",      "layers",
                                        "heads",        "kv_heads",   "head_dim",        "vocab_size", "tied_embeddings", "embedding",
-                                       "unembedding",  "attention_biases", "qk_norm",   "rope"};
+                                       "unembedding",  "attention_biases", "qk_norm",   "rope",       "nope_layers"};
 
 } // namespace
 
@@ -62,6 +62,12 @@ nlohmann::json model_summary(const model::attention_model& m)
                      {"scaling", scaling}};
     } else {
         j["rope"] = nullptr;
+    }
+    if (c.rope && c.any_nope_layer()) {  // SmolLM3's layers without RoPE: listed, as a reader would otherwise assume every layer rotates
+        nlohmann::json nope = nlohmann::json::array();
+        for (std::size_t l = 0; l < c.layers; ++l)
+            if (!c.rope_at(l)) nope.push_back(l);
+        j["nope_layers"] = nope;
     }
     return j;
 }
