@@ -11,6 +11,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "error_text.hpp"
+#include "qkov/scalar/certified.hpp"
 #include "qkov/scalar/interval.hpp"
 
 using namespace qkov;
@@ -66,8 +68,43 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused)
     BOOST_CHECK_THROW(interval(2.0, 1.0), std::domain_error);
     BOOST_CHECK_THROW(interval(1.0) / interval(-1.0, 1.0), std::domain_error);
     const double inf = std::numeric_limits<double>::infinity();
-    BOOST_CHECK_THROW(interval(0.0) * interval(inf), std::domain_error);  // 0 * inf has no enclosure
+    BOOST_CHECK_THROW(interval(0.0) * interval(1.0, inf), std::domain_error);  // 0 * inf has no enclosure
     BOOST_CHECK(next_up(inf) == inf && next_down(-inf) == -inf);
+}
+
+// An infinity is no real number: it never enters as a point, and only as the unbounded end on its
+// own side. Overflow in qkov's arithmetic gives [DBL_MAX, inf], which holds every real above DBL_MAX.
+BOOST_AUTO_TEST_CASE(infinities_enter_only_as_unbounded_ends)
+{
+    using limits = std::numeric_limits<double>;
+    const double inf = limits::infinity();
+    const auto refused = [](auto f) { return test::contains(test::error_of(f), "NaN or infinity where a finite real number is expected"); };
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(-inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(static_cast<float>(inf))); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(static_cast<long double>(inf))); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(inf, inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(-inf, -inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(0.0, -inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(certified(-inf, -inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(certified(0.0, 1.0).is_at_most(-inf)); }));
+    BOOST_CHECK(interval(-inf, inf).lo() == -inf && interval(-inf, inf).hi() == inf);
+
+    // Overflow at run time: the unbounded enclosure, not a point at infinity.
+    volatile double large = 1e308;  // volatile: the product is computed at run time, not folded
+    const interval times_10 = interval(large) * interval(10.0), times_100 = interval(large) * interval(100.0);
+    BOOST_CHECK(times_10.lo() == limits::max() && times_10.hi() == inf);
+    BOOST_CHECK(certainly_less_equal(times_100, times_10) == certainty::undecided);
+    BOOST_CHECK(certainly_equal(times_10, times_100) == certainty::undecided);
+    BOOST_CHECK(certainly_less_equal(interval(limits::max()), times_10) == certainty::holds);
+    BOOST_CHECK(certainly_equal(interval(limits::max()), interval(limits::max())) == certainty::holds);
+    BOOST_CHECK(certified(-1e400L, -1e400L).is_at_most(-1e308) == certainty::holds);
+    BOOST_CHECK(certified(-1e400L, -1e400L).is_at_most(-1e401L) == certainty::undecided);
+    // Sums and differences of unbounded intervals stay unbounded on the right side.
+    const interval difference = times_10 - times_100;
+    BOOST_CHECK(difference.lo() == -inf && difference.hi() == inf);
+    BOOST_CHECK((times_10 + times_100).lo() == limits::max());
+    BOOST_CHECK((-times_10).lo() == -inf && (-times_10).hi() == -limits::max());
 }
 
 // --- Elementary functions -------------------------------------------------------------------
@@ -130,6 +167,9 @@ BOOST_AUTO_TEST_CASE(extreme_arguments)
     const interval unbounded = qkov::log(interval(2.0, std::numeric_limits<double>::infinity()));
     BOOST_CHECK(unbounded.hi() == std::numeric_limits<double>::infinity());
     BOOST_REQUIRE(encloses(interval(unbounded.lo(), 1.0), boost::multiprecision::log(big(2))));
+    const interval log_of_overflow = qkov::log(interval(1e400L));
+    BOOST_CHECK(log_of_overflow.hi() == std::numeric_limits<double>::infinity());
+    BOOST_REQUIRE(encloses(interval(log_of_overflow.lo(), 1000.0), boost::multiprecision::log(big(std::numeric_limits<double>::max()))));
 }
 
 BOOST_AUTO_TEST_CASE(intervals_of_arguments_enclose_every_point)

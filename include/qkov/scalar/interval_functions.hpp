@@ -164,7 +164,12 @@ constexpr interval log(const interval& x)
 {
     if (x.lo() <= 0.0) invalid_interval_detected();
     auto at = [](double v, bool upper) {
-        if (v == std::numeric_limits<double>::infinity()) return v;  // log(+inf) bounds nothing better
+        // +inf is only ever an upper end (interval's invariant): log of an unbounded interval is
+        // unbounded above. Were it a lower end, the real would still be >= DBL_MAX, so bound that.
+        if (v == std::numeric_limits<double>::infinity()) {
+            if (upper) return v;
+            v = std::numeric_limits<double>::max();
+        }
         // v = m 2^e with m in [1, 2): read e from the bits (v normal or subnormal).
         int e = 0;
         while (v >= 2.0) {
