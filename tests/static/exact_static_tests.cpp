@@ -1,5 +1,6 @@
 // Compile-time tests of the exact layer: each static_assert is evaluated by the compiler, so
 // building this file is the test (mp-units style). Run-time behaviour: tests/*_tests.cpp.
+#include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/blocks.hpp"
 #include "qkov/matrix/elimination.hpp"
 #include "qkov/matrix/pseudo_inverse.hpp"
@@ -80,5 +81,14 @@ constexpr auto column = matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 2)}});
 static_assert(pseudo_inverse(column) == (matrix<GQ, 1, 2>::from_rows({{GQ(rational64(1, 5)), GQ(rational64(0), rational64(-2, 5))}})));
 static_assert(pseudo_inverse(matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 1)}})) * matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 1)}}) ==
               (matrix<GQ, 1, 1>::identity()));
+
+// Exact rotations as far as their entries fit: with cos 3/5, R_m has denominator 5^m, and
+// 5^27 < 2^63 < 5^28. Square and multiply stops squaring after the last bit, so R_16 (whose
+// next square, 5^32, would overflow) and R_27 are computed.
+using RQ = rope_rotation<rational64, interleaved_layout(2)>;
+constexpr rational_angles<rational64, 1> three_fifths{{{{2, 1}}}};
+static_assert(RQ::at(three_fifths, 16) == RQ::at(three_fifths, 8) * RQ::at(three_fifths, 8));
+static_assert(RQ::at(three_fifths, 27) == RQ::at(three_fifths, 11) * RQ::at(three_fifths, 16));
+static_assert(RQ::at(three_fifths, -16) == RQ::at(three_fifths, -8) * RQ::at(three_fifths, -8));
 
 } // namespace
