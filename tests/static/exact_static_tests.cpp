@@ -1,5 +1,8 @@
 // Compile-time tests of the exact layer: each static_assert is evaluated by the compiler, so
 // building this file is the test (mp-units style). Run-time behaviour: tests/*_tests.cpp.
+#include <cstdint>
+#include <limits>
+
 #include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/blocks.hpp"
 #include "qkov/matrix/elimination.hpp"
@@ -18,12 +21,23 @@ static_assert(rational64(0, -7).den() == checked_int64(1));
 static_assert(rational64(1, 3) + rational64(1, 6) == rational64(1, 2));
 static_assert(rational64(2, 3) / rational64(4, 9) == rational64(3, 2));
 static_assert(rational64(-1, 2) < rational64(1, 3));
+// Comparisons whose cross products leave the integer type are still decided (by continued
+// fractions): (2^63 - 3)/2 < (2^63 - 1)/3 is false, 1 + 1/(2^63 - 2) < 1 + 1/(2^63 - 3) true.
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+static_assert(rational64(int64_max - 2, 2) < rational64(int64_max, 2));
+static_assert(rational64(int64_max, 3) < rational64(int64_max - 2, 2));
+static_assert(!(rational64(int64_max - 2, 2) < rational64(int64_max, 3)));
+static_assert(rational64(int64_max, int64_max - 1) < rational64(int64_max - 1, int64_max - 2));
+static_assert(rational64(-int64_max, int64_max - 1) > rational64(-(int64_max - 1), int64_max - 2));
+constexpr __int128 int128_max = std::numeric_limits<__int128>::max();
+static_assert(rational128(int128_max, int128_max - 1) < rational128(int128_max - 1, int128_max - 2));
 
 // Where __int128 runs out, Boost's checked 256-bit integers carry on, in constant evaluation.
 constexpr checked_int256 two_to_100 = checked_int256(1) << 100;
 constexpr rational256 tiny(checked_int256(1), two_to_100);
 constexpr rational256 tinier = tiny * tiny;  // denominator 2^200: overflows __int128
 static_assert(tinier.den() == (checked_int256(1) << 200));
+static_assert(tinier < tiny && -tiny < tinier);  // by continued fractions: no native product to try
 static_assert(tinier * rational256(checked_int256(1) << 200) == rational256(1));
 // A matrix over them: the inverse of a matrix with entries 2^100.
 constexpr auto big = matrix<rational256, 2, 2>::from_rows({{rational256(two_to_100), rational256(1)}, {rational256(0), rational256(two_to_100)}});
