@@ -172,6 +172,37 @@ BOOST_AUTO_TEST_CASE(extreme_arguments)
     BOOST_REQUIRE(encloses(interval(log_of_overflow.lo(), 1000.0), boost::multiprecision::log(big(std::numeric_limits<double>::max()))));
 }
 
+// exp where exp(x) 2^k leaves the normal range: every bound encloses the 100-digit value, the
+// upper bound is finite wherever exp(v) is clearly below DBL_MAX, and the lower bound positive
+// wherever exp(v) is clearly above the smallest subnormal (it is then rounded down, not stepped
+// one subnormal below the nearest, which lost the positive bound to 0).
+BOOST_AUTO_TEST_CASE(exp_near_overflow_and_underflow_is_enclosed_and_decides)
+{
+    using limits = std::numeric_limits<double>;
+    std::mt19937_64 gen(27);
+    std::uniform_real_distribution<double> overflow_edge(705.0, 712.0), underflow_edge(-750.0, -705.0);
+    for (int n = 0; n < 4000; ++n) {
+        const double v = n % 2 ? overflow_edge(gen) : underflow_edge(gen);
+        const interval e = qkov::exp(interval(v));
+        const big exact = boost::multiprecision::exp(big(v));
+        BOOST_TEST_CONTEXT("v = " << v) {
+            BOOST_REQUIRE(big(e.lo()) <= exact);
+            BOOST_REQUIRE(e.hi() == limits::infinity() || exact <= big(e.hi()));
+            if (exact < big(limits::max()) * big(0.999)) BOOST_REQUIRE(e.hi() < limits::infinity());
+            if (exact > big(limits::denorm_min()) * big(1.001)) BOOST_REQUIRE(e.lo() > 0.0);
+            if (exact > big(limits::min()) && exact < big(limits::max()) / 2) BOOST_REQUIRE(e.width() / e.lo() < 1e-12);
+        }
+    }
+    BOOST_CHECK(certainly_less(interval(1e308), qkov::exp(interval(709.5))) == certainty::holds);
+    BOOST_CHECK(certainly_less(qkov::exp(interval(709.78)), interval(limits::max())) == certainty::holds);
+    BOOST_CHECK(certainly_less(interval(0.0), qkov::exp(interval(-744.0))) == certainty::holds);
+    // exp(-745) = 0.57 denorm_min: no positive double lies below it, so 0 is its best lower bound.
+    BOOST_CHECK(qkov::exp(interval(-745.0)).lo() == 0.0 && qkov::exp(interval(-745.0)).hi() == limits::denorm_min());
+    BOOST_CHECK(qkov::exp(interval(710.0)).lo() == limits::max() && qkov::exp(interval(710.0)).hi() == limits::infinity());
+    BOOST_CHECK(qkov::exp(interval(-limits::infinity(), -800.0)).lo() == 0.0);
+    BOOST_CHECK(qkov::exp(interval(-limits::infinity(), -800.0)).hi() == limits::denorm_min());
+}
+
 BOOST_AUTO_TEST_CASE(intervals_of_arguments_enclose_every_point)
 {
     // Wide arguments (blocks of positions times an angle): the value at every sampled point of

@@ -92,6 +92,14 @@ static_assert(certainly_less(qkov::sin(interval(3.0)), interval(0.1412)) == cert
 static_assert(qkov::sqrt(interval(4.0)).contains(2.0) && qkov::sqrt(interval(4.0)).width() < 1e-15);
 static_assert(certainly_less(interval(1.41421356237), qkov::sqrt(interval(2.0))) == certainty::holds &&
               certainly_less(qkov::sqrt(interval(2.0)), interval(1.41421356238)) == certainty::holds);
+// exp near the ends of the double range: finite bounds up to DBL_MAX (exp(709.5) = 1.35e308,
+// exp(709.78) = 0.9973 DBL_MAX), a positive lower bound down to the smallest subnormal
+// (exp(-744) = 1.6 denorm_min), and [DBL_MAX, inf] beyond ln DBL_MAX = 709.7827...
+static_assert(certainly_less(interval(1e308), qkov::exp(interval(709.5))) == certainty::holds);
+static_assert(certainly_less(qkov::exp(interval(709.78)), interval(dbl_max)) == certainty::holds);
+static_assert(certainly_less(interval(0.0), qkov::exp(interval(-744.0))) == certainty::holds);
+static_assert(qkov::exp(interval(709.79)).lo() == dbl_max && qkov::exp(interval(709.79)).hi() == inf);
+static_assert(qkov::exp(interval(-inf, 0.0)).lo() == 0.0 && qkov::exp(interval(0.0, inf)).hi() == inf);
 // Functions of an unbounded interval stay enclosures: log of [DBL_MAX, inf] is [709.78..., inf]
 // (log DBL_MAX = 709.782712893...), sqrt of it [1.34e154, inf].
 static_assert(certainly_less(interval(709.78), qkov::log(above_max)) == certainty::holds &&

@@ -83,6 +83,24 @@ constexpr double power_upper_bound(double m, int n)
     return result.hi();
 }
 
+// x 2^k rounded down (upper = false) or up, for a double x in [0.5, 2] and |k| <= 1100: the
+// largest double below, or the smallest above, even where x 2^k is subnormal (the product rounds
+// there) or beyond DBL_MAX (+inf above, DBL_MAX below). The product is taken in two steps: by
+// 2^k1, |k1| <= 550, which is exact, then by 2^k2, which alone may round; scaling that result
+// back by 2^-k2 is exact and tells on which side it rounded. Overflow is tested before it would
+// happen, because g++ refuses an overflowing product in constant evaluation.
+constexpr double scale_by_power_of_two(double x, int k, bool upper)
+{
+    const int k1 = k / 2, k2 = k - k1;
+    const double partial = x * power_of_two(k1);
+    if (k2 > 0 && partial > std::numeric_limits<double>::max() * power_of_two(-k2))
+        return upper ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::max();
+    const double scaled = partial * power_of_two(k2);
+    const double back = scaled * power_of_two(-k2);
+    if (upper) return back < partial ? next_up(scaled) : scaled;
+    return back > partial ? next_down(scaled) : scaled;
+}
+
 // sum_{j <= last} (-1)^j r2^j / (first + 2j)!, by Horner's rule in interval arithmetic: cos for
 // first = 0, sin(r) / r for first = 1.
 constexpr interval alternating_even_series(const interval& r2, int first, int last)
@@ -141,20 +159,29 @@ constexpr interval sin_cos_small(const interval& r, bool sine, double tolerance 
 }
 } // namespace detail
 
-/// exp(x) enclosed; exp is increasing, so the endpoints bound it.
+/// exp(x) enclosed; exp is increasing, so the endpoints bound it. exp(v) = exp(r) 2^k with
+/// v = k ln 2 + r, each end of exp(r) scaled by 2^k with rounding in its own direction: finite
+/// bounds up to DBL_MAX (exp(709.78) < DBL_MAX is decided) and a positive lower bound wherever
+/// exp(v) is at least the smallest subnormal (v >= -744.44).
 constexpr interval exp(const interval& x)
 {
     auto at = [](double v, bool upper) {
-        if (v > 709.0) {
+        // exp(710) > DBL_MAX and exp(-746) < denorm_min / 2: beyond them the bounds are +inf
+        // and 0, and the other bound is the one at 710 or -746 (exp is increasing).
+        if (v > 710.0) {
             if (upper) return std::numeric_limits<double>::infinity();
-            v = 709.0;  // the lower bound of a larger value is the bound at 709
+            v = 710.0;
         }
-        if (v < -708.0) return upper ? detail::power_of_two(-1020) : 0.0;  // exp(v) < 2^-1020
+        if (v < -746.0) {
+            if (!upper) return 0.0;
+            v = -746.0;
+        }
         const double k_double = v / 0x1.62e42fefa39efp-1;
-        const int k = static_cast<int>(k_double < 0 ? k_double - 0.5 : k_double + 0.5);
+        const int k = static_cast<int>(k_double < 0 ? k_double - 0.5 : k_double + 0.5);  // -1076 <= k <= 1024
         const interval r = interval(v) - interval(static_cast<double>(k)) * detail::ln2;  // |r| <= ~0.35
-        const interval e = detail::exp_small(r) * interval(detail::power_of_two(k));
-        return upper ? e.hi() : (e.lo() < 0 ? 0.0 : e.lo());
+        const interval e = detail::exp_small(r);  // within [0.7, 1.5]
+        if (!upper && e.lo() <= 0.0) return 0.0;
+        return detail::scale_by_power_of_two(upper ? e.hi() : e.lo(), k, upper);
     };
     return {at(x.lo(), false), at(x.hi(), true)};
 }
