@@ -203,6 +203,24 @@ BOOST_AUTO_TEST_CASE(exp_near_overflow_and_underflow_is_enclosed_and_decides)
     BOOST_CHECK(qkov::exp(interval(-limits::infinity(), -800.0)).hi() == limits::denorm_min());
 }
 
+// log next to 1: the enclosure's width is relative to log x itself, so the sign is decided.
+BOOST_AUTO_TEST_CASE(log_near_one_keeps_relative_accuracy)
+{
+    std::mt19937_64 gen(27);
+    std::uniform_int_distribution<int> ulps(1, 1 << 20);
+    for (int n = 0; n < 2000; ++n) {
+        const double x = n % 2 ? 1.0 + ulps(gen) * 0x1p-52 : 1.0 - ulps(gen) * 0x1p-53;
+        const interval l = qkov::log(interval(x));
+        BOOST_TEST_CONTEXT("x = 1 + " << x - 1.0) {
+            BOOST_REQUIRE(encloses(l, boost::multiprecision::log(big(x))));
+            BOOST_REQUIRE(certainly_less(l, interval(0.0)) == (x < 1.0 ? certainty::holds : certainty::fails));
+            BOOST_REQUIRE(l.width() < 1e-14 * std::abs(l.lo()));
+        }
+    }
+    BOOST_CHECK(certainly_less(qkov::log(interval(1.0 - 0x1p-53)), interval(0.0)) == certainty::holds);
+    BOOST_CHECK(qkov::log(interval(1.0)).contains(0.0) && qkov::log(interval(1.0)).width() < 1e-300);
+}
+
 BOOST_AUTO_TEST_CASE(intervals_of_arguments_enclose_every_point)
 {
     // Wide arguments (blocks of positions times an angle): the value at every sampled point of

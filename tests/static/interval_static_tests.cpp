@@ -100,6 +100,10 @@ static_assert(certainly_less(qkov::exp(interval(709.78)), interval(dbl_max)) == 
 static_assert(certainly_less(interval(0.0), qkov::exp(interval(-744.0))) == certainty::holds);
 static_assert(qkov::exp(interval(709.79)).lo() == dbl_max && qkov::exp(interval(709.79)).hi() == inf);
 static_assert(qkov::exp(interval(-inf, 0.0)).lo() == 0.0 && qkov::exp(interval(0.0, inf)).hi() == inf);
+// log next to 1 keeps the sign: log(1 - 2^-53) ~ -1.1e-16 and log(1 + 2^-52) ~ 2.2e-16.
+static_assert(certainly_less(qkov::log(interval(1.0 - 0x1p-53)), interval(0.0)) == certainty::holds);
+static_assert(certainly_less(interval(0.0), qkov::log(interval(1.0 + 0x1p-52))) == certainty::holds);
+static_assert(certainly_less(interval(-0x1.0001p-53), qkov::log(interval(1.0 - 0x1p-53))) == certainty::holds);
 // Functions of an unbounded interval stay enclosures: log of [DBL_MAX, inf] is [709.78..., inf]
 // (log DBL_MAX = 709.782712893...), sqrt of it [1.34e154, inf].
 static_assert(certainly_less(interval(709.78), qkov::log(above_max)) == certainty::holds &&

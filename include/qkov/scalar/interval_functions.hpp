@@ -4,7 +4,7 @@
 // enclosed too), sums a Taylor series in interval arithmetic, and adds a bound on the remainder:
 //   exp(r),  |r| <= 0.36:     sum_{n<N} r^n/n!  +  [-1, 1] 1.5 |r|^N/N!
 //   sin, cos of |r| <= 0.8:   alternating series, remainder <= |r|^n/n! of the first term left out
-//   log(m),  m in [1, 2]:     2 atanh(z), z = (m-1)/(m+1) <= 1/3, remainder <= 2 z^{2N+1} / ((2N+1)(1 - z^2))
+//   log(m),  m in [0.707, 1.415]: 2 atanh(z), z = (m-1)/(m+1), |z| <= 0.172, remainder <= 2 |z|^{2N+1} / ((2N+1)(1 - z^2))
 // The constants ln 2 and pi/2 enter as enclosures [nearest double, next double] that contain them
 // (each is checked against a 100-digit value in tests/interval_tests.cpp). Wide arguments are
 // handled soundly (the reduction's width grows with |x|), never refused silently: a result that
@@ -197,7 +197,10 @@ constexpr interval log(const interval& x)
             if (upper) return v;
             v = std::numeric_limits<double>::max();
         }
-        // v = m 2^e with m in [1, 2): read e from the bits (v normal or subnormal).
+        // v = m 2^e with m in [sqrt(1/2), sqrt(2)): read e from the bits (v normal or subnormal).
+        // Centred on 1, so that near 1 e = 0 and log v = 2 atanh((v - 1)/(v + 1)) keeps the
+        // relative accuracy of v - 1 (exact): log(1 - 2^-53) is enclosed to 1e-14 of its own
+        // size, not to ulps of ln 2 - log(2 v) ~ 0.69, which cancel to it and swamp its sign.
         int e = 0;
         while (v >= 2.0) {
             v *= 0.5;  // exact
@@ -207,10 +210,14 @@ constexpr interval log(const interval& x)
             v *= 2.0;  // exact
             --e;
         }
+        if (v > 0x1.6a09e667f3bcdp+0) {  // the double nearest sqrt 2; any cut in [1, 2) is sound
+            v *= 0.5;
+            ++e;
+        }
         const interval m(v);
-        const interval z = (m - interval(1.0)) / (m + interval(1.0));  // 0 <= z <= 1/3
+        const interval z = (m - interval(1.0)) / (m + interval(1.0));  // |z| <= 0.1716
         const interval z2 = z * z;
-        constexpr int terms = 40;  // (1/3)^81 / 81 ~ 1e-40
+        constexpr int terms = 16;  // 0.1716^33 / 33 ~ 2e-27
         interval power = z, sum = z;
         for (int n = 1; n < terms; ++n) {
             power *= z2;
@@ -218,7 +225,8 @@ constexpr interval log(const interval& x)
         }
         const interval tail = power * z2 / (interval(static_cast<double>(2 * terms + 1)) * (interval(1.0) - z2));
         const double bound = detail::magnitude(tail);
-        const interval result = interval(2.0) * (sum + interval(-bound, bound)) + interval(static_cast<double>(e)) * detail::ln2;
+        const interval log_m = interval(2.0) * (sum + interval(-bound, bound));
+        const interval result = e == 0 ? log_m : log_m + interval(static_cast<double>(e)) * detail::ln2;
         return upper ? result.hi() : result.lo();
     };
     return {at(x.lo(), false), at(x.hi(), true)};
