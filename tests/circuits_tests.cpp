@@ -178,6 +178,18 @@ BOOST_AUTO_TEST_CASE(position_shift_head_rotates_the_stored_position)
     BOOST_CHECK(head.w_k == (matrix<Q, 2, 4>::from_entries({{0, 0, Q(1)}, {1, 1, Q(1)}})));
 }
 
+BOOST_AUTO_TEST_CASE(exact_rotations_reach_the_largest_power_that_fits)
+{
+    // cos 3/5: R_m has denominator 5^m, and 5^27 < 2^63 < 5^28. No square is taken past the last
+    // bit of m, so R_16 is computed (its unused square 5^32 used to overflow) and only R_28 overflows.
+    using Q = rational64;
+    using RQ = rope_rotation<Q, interleaved_layout(2)>;
+    const rational_angles<Q, 1> angles{{{{2, 1}}}};
+    BOOST_CHECK(RQ::at(angles, 16) == RQ::at(angles, 8) * RQ::at(angles, 8));
+    BOOST_CHECK(RQ::at(angles, 27).block_at(0)(0, 0).den() == checked_int64(7450580596923828125));  // 5^27
+    BOOST_CHECK_THROW(RQ::at(angles, 28), std::overflow_error);
+}
+
 BOOST_AUTO_TEST_CASE(content_match_head_stacks_content_and_negated_position)
 {
     using Q = rational64;

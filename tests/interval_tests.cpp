@@ -11,6 +11,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "error_text.hpp"
+#include "qkov/scalar/certified.hpp"
 #include "qkov/scalar/interval.hpp"
 
 using namespace qkov;
@@ -66,8 +68,43 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused)
     BOOST_CHECK_THROW(interval(2.0, 1.0), std::domain_error);
     BOOST_CHECK_THROW(interval(1.0) / interval(-1.0, 1.0), std::domain_error);
     const double inf = std::numeric_limits<double>::infinity();
-    BOOST_CHECK_THROW(interval(0.0) * interval(inf), std::domain_error);  // 0 * inf has no enclosure
+    BOOST_CHECK_THROW(interval(0.0) * interval(1.0, inf), std::domain_error);  // 0 * inf has no enclosure
     BOOST_CHECK(next_up(inf) == inf && next_down(-inf) == -inf);
+}
+
+// An infinity is no real number: it never enters as a point, and only as the unbounded end on its
+// own side. Overflow in qkov's arithmetic gives [DBL_MAX, inf], which holds every real above DBL_MAX.
+BOOST_AUTO_TEST_CASE(infinities_enter_only_as_unbounded_ends)
+{
+    using limits = std::numeric_limits<double>;
+    const double inf = limits::infinity();
+    const auto refused = [](auto f) { return test::contains(test::error_of(f), "NaN or infinity where a finite real number is expected"); };
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(-inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(static_cast<float>(inf))); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(static_cast<long double>(inf))); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(inf, inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(-inf, -inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(interval(0.0, -inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(certified(-inf, -inf)); }));
+    BOOST_CHECK(refused([&] { static_cast<void>(certified(0.0, 1.0).is_at_most(-inf)); }));
+    BOOST_CHECK(interval(-inf, inf).lo() == -inf && interval(-inf, inf).hi() == inf);
+
+    // Overflow at run time: the unbounded enclosure, not a point at infinity.
+    volatile double large = 1e308;  // volatile: the product is computed at run time, not folded
+    const interval times_10 = interval(large) * interval(10.0), times_100 = interval(large) * interval(100.0);
+    BOOST_CHECK(times_10.lo() == limits::max() && times_10.hi() == inf);
+    BOOST_CHECK(certainly_less_equal(times_100, times_10) == certainty::undecided);
+    BOOST_CHECK(certainly_equal(times_10, times_100) == certainty::undecided);
+    BOOST_CHECK(certainly_less_equal(interval(limits::max()), times_10) == certainty::holds);
+    BOOST_CHECK(certainly_equal(interval(limits::max()), interval(limits::max())) == certainty::holds);
+    BOOST_CHECK(certified(-1e400L, -1e400L).is_at_most(-1e308) == certainty::holds);
+    BOOST_CHECK(certified(-1e400L, -1e400L).is_at_most(-1e401L) == certainty::undecided);
+    // Sums and differences of unbounded intervals stay unbounded on the right side.
+    const interval difference = times_10 - times_100;
+    BOOST_CHECK(difference.lo() == -inf && difference.hi() == inf);
+    BOOST_CHECK((times_10 + times_100).lo() == limits::max());
+    BOOST_CHECK((-times_10).lo() == -inf && (-times_10).hi() == -limits::max());
 }
 
 // --- Elementary functions -------------------------------------------------------------------
@@ -130,6 +167,58 @@ BOOST_AUTO_TEST_CASE(extreme_arguments)
     const interval unbounded = qkov::log(interval(2.0, std::numeric_limits<double>::infinity()));
     BOOST_CHECK(unbounded.hi() == std::numeric_limits<double>::infinity());
     BOOST_REQUIRE(encloses(interval(unbounded.lo(), 1.0), boost::multiprecision::log(big(2))));
+    const interval log_of_overflow = qkov::log(interval(1e400L));
+    BOOST_CHECK(log_of_overflow.hi() == std::numeric_limits<double>::infinity());
+    BOOST_REQUIRE(encloses(interval(log_of_overflow.lo(), 1000.0), boost::multiprecision::log(big(std::numeric_limits<double>::max()))));
+}
+
+// exp where exp(x) 2^k leaves the normal range: every bound encloses the 100-digit value, the
+// upper bound is finite wherever exp(v) is clearly below DBL_MAX, and the lower bound positive
+// wherever exp(v) is clearly above the smallest subnormal (it is then rounded down, not stepped
+// one subnormal below the nearest, which lost the positive bound to 0).
+BOOST_AUTO_TEST_CASE(exp_near_overflow_and_underflow_is_enclosed_and_decides)
+{
+    using limits = std::numeric_limits<double>;
+    std::mt19937_64 gen(27);
+    std::uniform_real_distribution<double> overflow_edge(705.0, 712.0), underflow_edge(-750.0, -705.0);
+    for (int n = 0; n < 4000; ++n) {
+        const double v = n % 2 ? overflow_edge(gen) : underflow_edge(gen);
+        const interval e = qkov::exp(interval(v));
+        const big exact = boost::multiprecision::exp(big(v));
+        BOOST_TEST_CONTEXT("v = " << v) {
+            BOOST_REQUIRE(big(e.lo()) <= exact);
+            BOOST_REQUIRE(e.hi() == limits::infinity() || exact <= big(e.hi()));
+            if (exact < big(limits::max()) * big(0.999)) BOOST_REQUIRE(e.hi() < limits::infinity());
+            if (exact > big(limits::denorm_min()) * big(1.001)) BOOST_REQUIRE(e.lo() > 0.0);
+            if (exact > big(limits::min()) && exact < big(limits::max()) / 2) BOOST_REQUIRE(e.width() / e.lo() < 1e-12);
+        }
+    }
+    BOOST_CHECK(certainly_less(interval(1e308), qkov::exp(interval(709.5))) == certainty::holds);
+    BOOST_CHECK(certainly_less(qkov::exp(interval(709.78)), interval(limits::max())) == certainty::holds);
+    BOOST_CHECK(certainly_less(interval(0.0), qkov::exp(interval(-744.0))) == certainty::holds);
+    // exp(-745) = 0.57 denorm_min: no positive double lies below it, so 0 is its best lower bound.
+    BOOST_CHECK(qkov::exp(interval(-745.0)).lo() == 0.0 && qkov::exp(interval(-745.0)).hi() == limits::denorm_min());
+    BOOST_CHECK(qkov::exp(interval(710.0)).lo() == limits::max() && qkov::exp(interval(710.0)).hi() == limits::infinity());
+    BOOST_CHECK(qkov::exp(interval(-limits::infinity(), -800.0)).lo() == 0.0);
+    BOOST_CHECK(qkov::exp(interval(-limits::infinity(), -800.0)).hi() == limits::denorm_min());
+}
+
+// log next to 1: the enclosure's width is relative to log x itself, so the sign is decided.
+BOOST_AUTO_TEST_CASE(log_near_one_keeps_relative_accuracy)
+{
+    std::mt19937_64 gen(27);
+    std::uniform_int_distribution<int> ulps(1, 1 << 20);
+    for (int n = 0; n < 2000; ++n) {
+        const double x = n % 2 ? 1.0 + ulps(gen) * 0x1p-52 : 1.0 - ulps(gen) * 0x1p-53;
+        const interval l = qkov::log(interval(x));
+        BOOST_TEST_CONTEXT("x = 1 + " << x - 1.0) {
+            BOOST_REQUIRE(encloses(l, boost::multiprecision::log(big(x))));
+            BOOST_REQUIRE(certainly_less(l, interval(0.0)) == (x < 1.0 ? certainty::holds : certainty::fails));
+            BOOST_REQUIRE(l.width() < 1e-14 * std::abs(l.lo()));
+        }
+    }
+    BOOST_CHECK(certainly_less(qkov::log(interval(1.0 - 0x1p-53)), interval(0.0)) == certainty::holds);
+    BOOST_CHECK(qkov::log(interval(1.0)).contains(0.0) && qkov::log(interval(1.0)).width() < 1e-300);
 }
 
 BOOST_AUTO_TEST_CASE(intervals_of_arguments_enclose_every_point)

@@ -100,6 +100,48 @@ BOOST_AUTO_TEST_CASE(normalized_and_equal_to_an_independent_oracle)
     }
 }
 
+// Comparisons are exact across the whole range: cross products that do not fit are never formed
+// (Q(2^63 - 1, 3) < Q(2^63 - 3, 2) used to overflow). Checked against the unbounded oracle on
+// full-width numerators and denominators, near-equal pairs, and 256-bit rationals
+// (which always take the route by continued fractions).
+BOOST_AUTO_TEST_CASE(comparisons_never_overflow)
+{
+    // -max, not INT64_MIN: a rational's numerator must be negatable (gcd takes its magnitude).
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    BOOST_CHECK(rational64(max - 2, 2) < rational64(max, 2));
+    BOOST_CHECK(rational64(max, 3) < rational64(max, 2));
+    BOOST_CHECK(rational64(max, max - 1) < rational64(max - 1, max - 2));  // 1 + 1/(m-1) < 1 + 1/(m-2)
+    BOOST_CHECK(rational64(-max, 3) < rational64(-max, 5));
+    BOOST_CHECK(rational64(-max, 5) > rational64(-max + 1, 3));
+    const auto check = [](std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t e) {
+        const rational64 x(a, b), y(c, e);
+        const cpp_rational ox(a, b), oy(c, e);
+        BOOST_REQUIRE_MESSAGE((x < y) == (ox < oy) && (x > y) == (ox > oy) && (x <= y) == (ox <= oy),
+                              a << "/" << b << " vs " << c << "/" << e);
+    };
+    std::mt19937_64 gen(27);
+    std::uniform_int_distribution<std::int64_t> any(-max, max), small(-3, 3);
+    for (int k = 0; k < 20000; ++k) {
+        const std::int64_t a = any(gen), b = any(gen) | 1, c = any(gen), e = any(gen) | 1;
+        check(a, b, c, e);
+        // Near-equal pairs, which need several steps of the continued fractions.
+        const std::int64_t c_near = a / 2 + small(gen), e_near = b / 2 + small(gen);
+        if (e_near != 0) check(a, b, c_near, e_near);
+    }
+    // Consecutive Fibonacci ratios: the longest continued fractions at this width.
+    std::int64_t f0 = 1, f1 = 1;
+    while (f1 < max / 2) {
+        const std::int64_t f2 = f0 + f1;
+        check(f1, f0, f2, f1);
+        check(-f2, f1, -f1, f0);
+        f0 = f1, f1 = f2;
+    }
+    const checked_int256 two_to_200 = checked_int256(1) << 200;
+    // 1 + 2^-200 < 1 + 1/(2^200 - 1): the cross products need 400 bits.
+    BOOST_CHECK(rational256(two_to_200 + checked_int256(1), two_to_200) < rational256(two_to_200, two_to_200 - checked_int256(1)));
+    BOOST_CHECK(rational256(checked_int256(-3), two_to_200) < rational256(checked_int256(-1), two_to_200 - checked_int256(1)));
+}
+
 BOOST_AUTO_TEST_CASE(overflow_and_division_by_zero)
 {
     const rational64 tiny(std::int64_t{1}, std::int64_t{1} << 40);

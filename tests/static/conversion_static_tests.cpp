@@ -95,6 +95,12 @@ static_assert(qkov::interval(std::numeric_limits<std::uint64_t>::max()).hi() >= 
 static_assert(qkov::certified(0.1, 0.1).is_at_most(0.1) == qkov::certainty::holds);
 static_assert(qkov::certified(0.1L, 0.1L).is_at_most(0.1) == qkov::certainty::holds);
 static_assert(qkov::certified(0.2, 0.2).exceeds(0.1L) == qkov::certainty::holds);
+// Unbounded certified values (twin of "[-1e400, -1e400] is at most -1e401"): -inf is a lower end.
+static_assert(qkov::certified(-1e400L, -1e400L).is_at_most(-1e308) == qkov::certainty::holds);
+static_assert(qkov::certified(-1e400L, -1e400L).is_at_most(-1e401L) == qkov::certainty::undecided);
+static_assert(qkov::certified(-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::max())
+                  .is_below(-1e308) == qkov::certainty::holds);
+static_assert(qkov::certified().exceeds(0) == qkov::certainty::undecided);
 
 // Integer range ends of any width: the smallest integer in [3, 10] is at least 3 (twin of the 2.5 end).
 static_assert(qkov::certified_minimum([](const qkov::interval& k) { return k; }, std::uint64_t{3}, static_cast<__int128>(10))

@@ -1,5 +1,9 @@
 // Compile-time tests of the exact layer: each static_assert is evaluated by the compiler, so
 // building this file is the test (mp-units style). Run-time behaviour: tests/*_tests.cpp.
+#include <cstdint>
+#include <limits>
+
+#include "qkov/circuits/rope.hpp"
 #include "qkov/matrix/blocks.hpp"
 #include "qkov/matrix/elimination.hpp"
 #include "qkov/matrix/pseudo_inverse.hpp"
@@ -17,12 +21,23 @@ static_assert(rational64(0, -7).den() == checked_int64(1));
 static_assert(rational64(1, 3) + rational64(1, 6) == rational64(1, 2));
 static_assert(rational64(2, 3) / rational64(4, 9) == rational64(3, 2));
 static_assert(rational64(-1, 2) < rational64(1, 3));
+// Comparisons whose cross products leave the integer type are still decided (by continued
+// fractions): (2^63 - 3)/2 < (2^63 - 1)/3 is false, 1 + 1/(2^63 - 2) < 1 + 1/(2^63 - 3) true.
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+static_assert(rational64(int64_max - 2, 2) < rational64(int64_max, 2));
+static_assert(rational64(int64_max, 3) < rational64(int64_max - 2, 2));
+static_assert(!(rational64(int64_max - 2, 2) < rational64(int64_max, 3)));
+static_assert(rational64(int64_max, int64_max - 1) < rational64(int64_max - 1, int64_max - 2));
+static_assert(rational64(-int64_max, int64_max - 1) > rational64(-(int64_max - 1), int64_max - 2));
+constexpr __int128 int128_max = std::numeric_limits<__int128>::max();
+static_assert(rational128(int128_max, int128_max - 1) < rational128(int128_max - 1, int128_max - 2));
 
 // Where __int128 runs out, Boost's checked 256-bit integers carry on, in constant evaluation.
 constexpr checked_int256 two_to_100 = checked_int256(1) << 100;
 constexpr rational256 tiny(checked_int256(1), two_to_100);
 constexpr rational256 tinier = tiny * tiny;  // denominator 2^200: overflows __int128
 static_assert(tinier.den() == (checked_int256(1) << 200));
+static_assert(tinier < tiny && -tiny < tinier);  // by continued fractions: no native product to try
 static_assert(tinier * rational256(checked_int256(1) << 200) == rational256(1));
 // A matrix over them: the inverse of a matrix with entries 2^100.
 constexpr auto big = matrix<rational256, 2, 2>::from_rows({{rational256(two_to_100), rational256(1)}, {rational256(0), rational256(two_to_100)}});
@@ -80,5 +95,14 @@ constexpr auto column = matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 2)}});
 static_assert(pseudo_inverse(column) == (matrix<GQ, 1, 2>::from_rows({{GQ(rational64(1, 5)), GQ(rational64(0), rational64(-2, 5))}})));
 static_assert(pseudo_inverse(matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 1)}})) * matrix<GQ, 2, 1>::from_rows({{GQ(1)}, {GQ(0, 1)}}) ==
               (matrix<GQ, 1, 1>::identity()));
+
+// Exact rotations as far as their entries fit: with cos 3/5, R_m has denominator 5^m, and
+// 5^27 < 2^63 < 5^28. Square and multiply stops squaring after the last bit, so R_16 (whose
+// next square, 5^32, would overflow) and R_27 are computed.
+using RQ = rope_rotation<rational64, interleaved_layout(2)>;
+constexpr rational_angles<rational64, 1> three_fifths{{{{2, 1}}}};
+static_assert(RQ::at(three_fifths, 16) == RQ::at(three_fifths, 8) * RQ::at(three_fifths, 8));
+static_assert(RQ::at(three_fifths, 27) == RQ::at(three_fifths, 11) * RQ::at(three_fifths, 16));
+static_assert(RQ::at(three_fifths, -16) == RQ::at(three_fifths, -8) * RQ::at(three_fifths, -8));
 
 } // namespace

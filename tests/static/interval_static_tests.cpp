@@ -2,6 +2,7 @@
 // exact values of the doubles involved.
 #include <bit>
 #include <cstdint>
+#include <limits>
 
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/rational.hpp"
@@ -48,6 +49,29 @@ static_assert(certainly_less(interval(3.0, 4.0), interval(1.0, 2.0)) == certaint
 // reaches down to 0.3 itself: the comparison cannot be decided, and says so.
 static_assert(exact(0.3) < exact(0.1) + exact(0.2));
 static_assert(certainly_less(interval(0.3), interval(0.1) + interval(0.2)) == certainty::undecided);
+
+// The largest finite double is a real number like any other. Beyond it lies the unbounded
+// [DBL_MAX, inf]: what a long double such as 1e400L becomes, and what an overflowing product gives
+// at run time (g++ refuses the overflow in constant evaluation). It holds many reals: never
+// certainly equal, never ordered against another such interval (the false statements these twin
+// are tests/compile_fail/interval_overflowed_* and certified_overflowed_literal_at_most).
+constexpr double dbl_max = std::numeric_limits<double>::max();
+constexpr double inf = std::numeric_limits<double>::infinity();
+static_assert(certainly_equal(interval(dbl_max), interval(dbl_max)) == certainty::holds);
+static_assert(certainly_less_equal(interval(dbl_max), interval(dbl_max)) == certainty::holds);
+static_assert(certainly_less(interval(1e308), interval(dbl_max)) == certainty::holds);
+constexpr interval above_max(1e400L), far_above_max(1e500L);
+static_assert(above_max.lo() == dbl_max && above_max.hi() == inf && far_above_max == above_max);
+static_assert(interval(-1e400L).lo() == -inf && interval(-1e400L).hi() == -dbl_max);
+static_assert(certainly_less_equal(interval(dbl_max), above_max) == certainty::holds);
+static_assert(certainly_less(interval(1e308), above_max) == certainty::holds);
+static_assert(certainly_less(interval(-1e400L), interval(-1e308)) == certainty::holds);
+static_assert(certainly_less_equal(far_above_max, above_max) == certainty::undecided);
+static_assert(certainly_equal(above_max, far_above_max) == certainty::undecided);
+static_assert(certainly_equal(interval(dbl_max, inf), interval(dbl_max, inf)) == certainty::undecided);
+static_assert(certainly_equal(interval(-inf, inf), interval(-inf, inf)) == certainty::undecided);
+// Each unbounded end on its own side: (-inf, 0] and [0, +inf) are sets of reals.
+static_assert(certainly_less_equal(interval(-inf, 0.0), interval(0.0, inf)) == certainty::holds);
 } // namespace
 
 // Elementary functions in constant evaluation (values cross-checked against 100 digits at run
@@ -68,4 +92,23 @@ static_assert(certainly_less(qkov::sin(interval(3.0)), interval(0.1412)) == cert
 static_assert(qkov::sqrt(interval(4.0)).contains(2.0) && qkov::sqrt(interval(4.0)).width() < 1e-15);
 static_assert(certainly_less(interval(1.41421356237), qkov::sqrt(interval(2.0))) == certainty::holds &&
               certainly_less(qkov::sqrt(interval(2.0)), interval(1.41421356238)) == certainty::holds);
+// exp near the ends of the double range: finite bounds up to DBL_MAX (exp(709.5) = 1.35e308,
+// exp(709.78) = 0.9973 DBL_MAX), a positive lower bound down to the smallest subnormal
+// (exp(-744) = 1.6 denorm_min), and [DBL_MAX, inf] beyond ln DBL_MAX = 709.7827...
+static_assert(certainly_less(interval(1e308), qkov::exp(interval(709.5))) == certainty::holds);
+static_assert(certainly_less(qkov::exp(interval(709.78)), interval(dbl_max)) == certainty::holds);
+static_assert(certainly_less(interval(0.0), qkov::exp(interval(-744.0))) == certainty::holds);
+static_assert(qkov::exp(interval(709.79)).lo() == dbl_max && qkov::exp(interval(709.79)).hi() == inf);
+static_assert(qkov::exp(interval(-inf, 0.0)).lo() == 0.0 && qkov::exp(interval(0.0, inf)).hi() == inf);
+// log next to 1 keeps the sign: log(1 - 2^-53) ~ -1.1e-16 and log(1 + 2^-52) ~ 2.2e-16.
+static_assert(certainly_less(qkov::log(interval(1.0 - 0x1p-53)), interval(0.0)) == certainty::holds);
+static_assert(certainly_less(interval(0.0), qkov::log(interval(1.0 + 0x1p-52))) == certainty::holds);
+static_assert(certainly_less(interval(-0x1.0001p-53), qkov::log(interval(1.0 - 0x1p-53))) == certainty::holds);
+// Functions of an unbounded interval stay enclosures: log of [DBL_MAX, inf] is [709.78..., inf]
+// (log DBL_MAX = 709.782712893...), sqrt of it [1.34e154, inf].
+static_assert(certainly_less(interval(709.78), qkov::log(above_max)) == certainty::holds &&
+              qkov::log(above_max).hi() == inf);
+static_assert(certainly_less_equal(qkov::log(far_above_max), qkov::log(above_max)) == certainty::undecided);
+static_assert(certainly_less(interval(1.34e154), qkov::sqrt(above_max)) == certainty::holds &&
+              qkov::sqrt(above_max).hi() == inf);
 } // namespace

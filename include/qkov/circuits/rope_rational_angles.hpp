@@ -39,7 +39,9 @@ struct rational_angles {
         gaussian<Q> power(Q(1));
         for (; k > 0; k >>= 1) {  // square and multiply
             if (k & 1) power = power * base;
-            base = base * base;
+            // No square after the last bit: it would go unused, and base^(2^(j+1)) can overflow
+            // where R_m itself fits (R_16 with cos 3/5 has denominator 5^16; the square, 5^32).
+            if (k > 1) base = base * base;
         }
         return {power.real(), power.imag()};
     }

@@ -99,7 +99,8 @@ namespace qkov {
     throw std::out_of_range("qkov: an index, count or lag must be a non-negative integer that fits std::size_t");
 }
 
-/// A NaN or an infinity where a real number is expected (dyadic_gaussian::from_double).
+/// A NaN or an infinity where a real number is expected (dyadic_gaussian::from_double), or an
+/// infinity as a point interval(x) or as an end of interval(lo, hi) on the wrong side.
 [[noreturn]] inline void not_a_finite_number()
 {
     throw std::domain_error("qkov: NaN or infinity where a finite real number is expected");

@@ -10,6 +10,9 @@
 // 100-digit Boost numbers at run time (tests/interval_tests.cpp, also built as a user's build
 // may be: -O3 -march=native with contraction into fused multiply-adds). -ffast-math is refused.
 //
+// An interval is a set of reals: an end may be infinite only on its own side (-inf below, +inf
+// above; an overflow gives [DBL_MAX, inf]), so a point [x, x] is always a finite real.
+//
 // Comparisons are three-valued: holds, fails or undecided (the enclosures overlap). A proof
 // may only use `holds`; undecided is never success. operator== compares enclosures, not reals
 // (see its comment): equality of reals is certainly_equal.
@@ -72,15 +75,19 @@ class interval {
 public:
     /// [0, 0].
     constexpr interval() : lo_(0.0), hi_(0.0) {}
-    /// The point interval [x, x] for a double or float x (exact: a double is a real number), and
-    /// for an integer or long double that is a double; otherwise an enclosure with double bounds:
-    /// the tightest one for a long double, the doubles one ulp around the nearest for an integer.
+    /// The point interval [x, x] for a finite double or float x (exact: a finite double is a real
+    /// number), and for an integer or long double that is a double; otherwise an enclosure with
+    /// double bounds: the tightest one for a long double, the doubles one ulp around the nearest
+    /// for an integer. An infinity is no real number: not_a_finite_number (1e400 as a double is
+    /// +inf, and [inf, inf] would compare equal to every other overflowed literal).
     template <interval_source T>
     constexpr interval(T x) : lo_(lower_bound(x)), hi_(upper_bound(x))
     {
         check();
     }
-    /// [lo, hi], each end rounded outwards if it is not a double.
+    /// [lo, hi], each end rounded outwards if it is not a double. An unbounded end is allowed on
+    /// its own side only: -inf as lo, +inf as hi ([DBL_MAX, inf] holds every real >= DBL_MAX);
+    /// +inf as lo or -inf as hi would enclose no real: not_a_finite_number.
     template <interval_source A, interval_source B>
     constexpr interval(A lo, B hi) : lo_(lower_bound(lo)), hi_(upper_bound(hi))
     {
@@ -181,9 +188,16 @@ private:
     // For results of the operations above: their endpoints are ordered and not NaN by construction.
     constexpr interval(double lo, double hi, unchecked) : lo_(lo), hi_(hi) {}
 
+    // Every interval, checked or built by an operation, keeps lo < +inf and hi > -inf: that is
+    // what makes a point [x, x] finite and a comparison of bounds a comparison of reals. The
+    // operations keep it without a check: a lower end is next_down of something (+inf steps to
+    // DBL_MAX), an upper end next_up, and negation swaps the ends.
     constexpr void check() const
     {
-        if (lo_ != lo_ || hi_ != hi_ || lo_ > hi_) invalid_interval_detected();
+        if (lo_ != lo_ || hi_ != hi_) invalid_interval_detected();
+        if (lo_ == std::numeric_limits<double>::infinity() || hi_ == -std::numeric_limits<double>::infinity())
+            not_a_finite_number();
+        if (lo_ > hi_) invalid_interval_detected();
     }
 
     double lo_;
@@ -198,12 +212,15 @@ constexpr certainty certainly_less(const interval& a, const interval& b)
     return certainty::undecided;
 }
 
-/// a = b for every pair of reals the intervals enclose: holds only when both are the same point
-/// [x, x] (then both reals are x); fails when the enclosures are disjoint; else undecided. This,
-/// not ==, is the equality a proof may assert.
+/// a = b for every pair of reals the intervals enclose: holds only when both are the same finite
+/// point [x, x] (then both reals are x); fails when the enclosures are disjoint; else undecided.
+/// This, not ==, is the equality a proof may assert. The finiteness test repeats the interval's
+/// invariant on purpose: an unbounded interval holds more than one real, whatever its bounds say.
 constexpr certainty certainly_equal(const interval& a, const interval& b)
 {
-    if (a.lo() == a.hi() && b.lo() == b.hi() && a.lo() == b.lo()) return certainty::holds;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (a.lo() == a.hi() && b.lo() == b.hi() && a.lo() == b.lo() && a.lo() != inf && a.lo() != -inf)
+        return certainty::holds;
     if (a.hi() < b.lo() || b.hi() < a.lo()) return certainty::fails;
     return certainty::undecided;
 }

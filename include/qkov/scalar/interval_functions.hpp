@@ -4,7 +4,7 @@
 // enclosed too), sums a Taylor series in interval arithmetic, and adds a bound on the remainder:
 //   exp(r),  |r| <= 0.36:     sum_{n<N} r^n/n!  +  [-1, 1] 1.5 |r|^N/N!
 //   sin, cos of |r| <= 0.8:   alternating series, remainder <= |r|^n/n! of the first term left out
-//   log(m),  m in [1, 2]:     2 atanh(z), z = (m-1)/(m+1) <= 1/3, remainder <= 2 z^{2N+1} / ((2N+1)(1 - z^2))
+//   log(m),  m in [0.707, 1.415]: 2 atanh(z), z = (m-1)/(m+1), |z| <= 0.172, remainder <= 2 |z|^{2N+1} / ((2N+1)(1 - z^2))
 // The constants ln 2 and pi/2 enter as enclosures [nearest double, next double] that contain them
 // (each is checked against a 100-digit value in tests/interval_tests.cpp). Wide arguments are
 // handled soundly (the reduction's width grows with |x|), never refused silently: a result that
@@ -83,6 +83,24 @@ constexpr double power_upper_bound(double m, int n)
     return result.hi();
 }
 
+// x 2^k rounded down (upper = false) or up, for a double x in [0.5, 2] and |k| <= 1100: the
+// largest double below, or the smallest above, even where x 2^k is subnormal (the product rounds
+// there) or beyond DBL_MAX (+inf above, DBL_MAX below). The product is taken in two steps: by
+// 2^k1, |k1| <= 550, which is exact, then by 2^k2, which alone may round; scaling that result
+// back by 2^-k2 is exact and tells on which side it rounded. Overflow is tested before it would
+// happen, because g++ refuses an overflowing product in constant evaluation.
+constexpr double scale_by_power_of_two(double x, int k, bool upper)
+{
+    const int k1 = k / 2, k2 = k - k1;
+    const double partial = x * power_of_two(k1);
+    if (k2 > 0 && partial > std::numeric_limits<double>::max() * power_of_two(-k2))
+        return upper ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::max();
+    const double scaled = partial * power_of_two(k2);
+    const double back = scaled * power_of_two(-k2);
+    if (upper) return back < partial ? next_up(scaled) : scaled;
+    return back > partial ? next_down(scaled) : scaled;
+}
+
 // sum_{j <= last} (-1)^j r2^j / (first + 2j)!, by Horner's rule in interval arithmetic: cos for
 // first = 0, sin(r) / r for first = 1.
 constexpr interval alternating_even_series(const interval& r2, int first, int last)
@@ -141,20 +159,29 @@ constexpr interval sin_cos_small(const interval& r, bool sine, double tolerance 
 }
 } // namespace detail
 
-/// exp(x) enclosed; exp is increasing, so the endpoints bound it.
+/// exp(x) enclosed; exp is increasing, so the endpoints bound it. exp(v) = exp(r) 2^k with
+/// v = k ln 2 + r, each end of exp(r) scaled by 2^k with rounding in its own direction: finite
+/// bounds up to DBL_MAX (exp(709.78) < DBL_MAX is decided) and a positive lower bound wherever
+/// exp(v) is at least the smallest subnormal (v >= -744.44).
 constexpr interval exp(const interval& x)
 {
     auto at = [](double v, bool upper) {
-        if (v > 709.0) {
+        // exp(710) > DBL_MAX and exp(-746) < denorm_min / 2: beyond them the bounds are +inf
+        // and 0, and the other bound is the one at 710 or -746 (exp is increasing).
+        if (v > 710.0) {
             if (upper) return std::numeric_limits<double>::infinity();
-            v = 709.0;  // the lower bound of a larger value is the bound at 709
+            v = 710.0;
         }
-        if (v < -708.0) return upper ? detail::power_of_two(-1020) : 0.0;  // exp(v) < 2^-1020
+        if (v < -746.0) {
+            if (!upper) return 0.0;
+            v = -746.0;
+        }
         const double k_double = v / 0x1.62e42fefa39efp-1;
-        const int k = static_cast<int>(k_double < 0 ? k_double - 0.5 : k_double + 0.5);
+        const int k = static_cast<int>(k_double < 0 ? k_double - 0.5 : k_double + 0.5);  // -1076 <= k <= 1024
         const interval r = interval(v) - interval(static_cast<double>(k)) * detail::ln2;  // |r| <= ~0.35
-        const interval e = detail::exp_small(r) * interval(detail::power_of_two(k));
-        return upper ? e.hi() : (e.lo() < 0 ? 0.0 : e.lo());
+        const interval e = detail::exp_small(r);  // within [0.7, 1.5]
+        if (!upper && e.lo() <= 0.0) return 0.0;
+        return detail::scale_by_power_of_two(upper ? e.hi() : e.lo(), k, upper);
     };
     return {at(x.lo(), false), at(x.hi(), true)};
 }
@@ -164,8 +191,16 @@ constexpr interval log(const interval& x)
 {
     if (x.lo() <= 0.0) invalid_interval_detected();
     auto at = [](double v, bool upper) {
-        if (v == std::numeric_limits<double>::infinity()) return v;  // log(+inf) bounds nothing better
-        // v = m 2^e with m in [1, 2): read e from the bits (v normal or subnormal).
+        // +inf is only ever an upper end (interval's invariant): log of an unbounded interval is
+        // unbounded above. Were it a lower end, the real would still be >= DBL_MAX, so bound that.
+        if (v == std::numeric_limits<double>::infinity()) {
+            if (upper) return v;
+            v = std::numeric_limits<double>::max();
+        }
+        // v = m 2^e with m in [sqrt(1/2), sqrt(2)): read e from the bits (v normal or subnormal).
+        // Centred on 1, so that near 1 e = 0 and log v = 2 atanh((v - 1)/(v + 1)) keeps the
+        // relative accuracy of v - 1 (exact): log(1 - 2^-53) is enclosed to 1e-14 of its own
+        // size, not to ulps of ln 2 - log(2 v) ~ 0.69, which cancel to it and swamp its sign.
         int e = 0;
         while (v >= 2.0) {
             v *= 0.5;  // exact
@@ -175,10 +210,14 @@ constexpr interval log(const interval& x)
             v *= 2.0;  // exact
             --e;
         }
+        if (v > 0x1.6a09e667f3bcdp+0) {  // the double nearest sqrt 2; any cut in [1, 2) is sound
+            v *= 0.5;
+            ++e;
+        }
         const interval m(v);
-        const interval z = (m - interval(1.0)) / (m + interval(1.0));  // 0 <= z <= 1/3
+        const interval z = (m - interval(1.0)) / (m + interval(1.0));  // |z| <= 0.1716
         const interval z2 = z * z;
-        constexpr int terms = 40;  // (1/3)^81 / 81 ~ 1e-40
+        constexpr int terms = 16;  // 0.1716^33 / 33 ~ 2e-27
         interval power = z, sum = z;
         for (int n = 1; n < terms; ++n) {
             power *= z2;
@@ -186,7 +225,8 @@ constexpr interval log(const interval& x)
         }
         const interval tail = power * z2 / (interval(static_cast<double>(2 * terms + 1)) * (interval(1.0) - z2));
         const double bound = detail::magnitude(tail);
-        const interval result = interval(2.0) * (sum + interval(-bound, bound)) + interval(static_cast<double>(e)) * detail::ln2;
+        const interval log_m = interval(2.0) * (sum + interval(-bound, bound));
+        const interval result = e == 0 ? log_m : log_m + interval(static_cast<double>(e)) * detail::ln2;
         return upper ? result.hi() : result.lo();
     };
     return {at(x.lo(), false), at(x.hi(), true)};

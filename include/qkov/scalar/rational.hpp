@@ -3,7 +3,7 @@
 //
 // Intermediate products are reduced by cross-gcds before multiplying (Knuth, TAOCP 4.5.1),
 // which keeps them small. Overflow is always reported, never wrapped; it may be reported
-// slightly early (a comparison cross-multiplies; the minimum value of I cannot be negated).
+// slightly early (the minimum value of I cannot be negated). Comparisons never overflow.
 #pragma once
 
 #include <compare>
@@ -78,13 +78,20 @@ public:
     {
         return a.num_ == b.num_ && a.den_ == b.den_;
     }
+    /// Exact for every pair of representable rationals: the cross products a.num * b.den and
+    /// b.num * a.den are compared when they fit I (native widths test that without overflowing);
+    /// otherwise the two fractions are compared by their continued fractions, which only divides.
     friend constexpr std::strong_ordering operator<=>(const rational& a, const rational& b)
     {
-        I left = a.num_ * b.den_;
-        I right = b.num_ * a.den_;
-        if (left < right) return std::strong_ordering::less;
-        if (right < left) return std::strong_ordering::greater;
-        return std::strong_ordering::equal;
+        if (a.den_ == b.den_) return order(a.num_, b.num_);
+        if constexpr (requires { typename I::native_type; }) {
+            using N = typename I::native_type;
+            N left{}, right{};
+            if (!__builtin_mul_overflow(a.num_.value(), b.den_.value(), &left) &&
+                !__builtin_mul_overflow(b.num_.value(), a.den_.value(), &right))
+                return left <=> right;
+        }
+        return compare_by_continued_fractions(a.num_, a.den_, b.num_, b.den_);
     }
 
 private:
@@ -103,6 +110,40 @@ private:
         if (g != I(1)) {
             num_ = num_ / g;
             den_ = den_ / g;
+        }
+    }
+
+    static constexpr std::strong_ordering order(const I& x, const I& y)
+    {
+        if (x < y) return std::strong_ordering::less;
+        if (y < x) return std::strong_ordering::greater;
+        return std::strong_ordering::equal;
+    }
+
+    // n1/d1 <=> n2/d2 for d1, d2 > 0 without a product: the integer parts (floor) first; when
+    // they agree, the fractional parts r1/d1 and r2/d2 (0 <= r < d) are ordered opposite to their
+    // reciprocals d1/r1 and d2/r2, which are compared the same way. Euclid's algorithm on both
+    // fractions at once: the denominators shrink at every step, and no value leaves I's range
+    // (floor(n/d) lies between 0 and n for d >= 1, and a negative remainder plus d lies in (0, d)).
+    static constexpr std::strong_ordering compare_by_continued_fractions(I n1, I d1, I n2, I d2)
+    {
+        bool reversed = false;
+        for (;;) {
+            I q1 = n1 / d1, r1 = n1 % d1;
+            if (r1 < I(0)) q1 = q1 - I(1), r1 = r1 + d1;
+            I q2 = n2 / d2, r2 = n2 % d2;
+            if (r2 < I(0)) q2 = q2 - I(1), r2 = r2 + d2;
+            std::strong_ordering result = order(q1, q2);
+            if (result == std::strong_ordering::equal) {
+                if (r1 == I(0) || r2 == I(0)) {
+                    result = order(r1, r2);  // a zero fractional part is the smaller one
+                } else {
+                    n1 = d1, d1 = r1, n2 = d2, d2 = r2;
+                    reversed = !reversed;
+                    continue;
+                }
+            }
+            return reversed ? 0 <=> result : result;
         }
     }
 
