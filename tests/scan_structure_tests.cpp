@@ -186,14 +186,16 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
     l = label_head(s, e, t);
     BOOST_TEST((l.labels == strings{"previous_token", "positional"}));
     BOOST_TEST(l.certified.empty());  // no lower bounds: nothing certified
-    m.by_offset_lower = {0.09, 0.55, 0.04, 0, 0, 0, 0, 0, 0};
+    m.by_offset_lower = {0, 0.55, 0, 0, 0, 0, 0, 0, 0}, m.top_two_lower = 0.64;
     BOOST_TEST((label_head(s, e, t).certified == strings{"previous_token", "positional"}));
     m.by_offset_lower[1] = 0.49;  // the prediction reaches 1/2, its lower bound does not: labelled, not certified
     l = label_head(s, e, t);
     BOOST_TEST((l.labels == strings{"previous_token", "positional"}));
-    BOOST_TEST((l.certified == strings{"positional"}));  // 0.49 + 0.09 >= 1/2
+    BOOST_TEST((l.certified == strings{"positional"}));  // the top two's own bound, 0.64 >= 1/2
+    m.top_two_lower = 0.45;
+    BOOST_TEST(label_head(s, e, t).certified.empty());
     // Mass split over two offsets: positional only; at offset 2: offset_2.
-    m.by_offset = {0.30, 0.25, 0.05, 0, 0, 0, 0, 0, 0}, m.by_offset_lower.clear();
+    m.by_offset = {0.30, 0.25, 0.05, 0, 0, 0, 0, 0, 0}, m.by_offset_lower.clear(), m.top_two_lower.reset();
     BOOST_TEST((label_head(s, e, t).labels == strings{"positional"}));
     m.by_offset = {0.0, 0.1, 0.7, 0, 0, 0, 0, 0, 0};
     BOOST_TEST((label_head(s, e, t).labels == strings{"offset_2", "positional"}));
@@ -209,7 +211,7 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
     m.bos = 0, m.swing = 2.5, m.swing_bound = 2.6;
     l = label_head(s, e, t);
     BOOST_TEST(l.labels.empty());
-    BOOST_REQUIRE(l.undecided.size() == 2u);  // semantic, and copy (no read-out)
+    BOOST_REQUIRE(l.undecided.size() == 3u);  // semantic, and copy and copy_suppression (no read-out)
     BOOST_TEST(l.undecided[0].label == "semantic");
     BOOST_TEST(l.undecided[0].reason.find("2.5") != std::string::npos);
     // Copying: both the per-token share and the centred eigenvalue score.
@@ -221,10 +223,12 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
     BOOST_TEST(label_head(s, e, t).labels.empty());
     c.top1_share = 0.4, e.centred_copying_score = 0.95;  // positive in aggregate, but most tokens are not copied
     BOOST_TEST(label_head(s, e, t).labels.empty());
-    c.bottom10_share = 0.5;
+    c.bottom10_share = 0.5;  // most tokens pushed to the bottom, but the circuit is positive in aggregate
+    BOOST_TEST(label_head(s, e, t).labels.empty());
+    e.centred_copying_score = -0.75;
     BOOST_TEST((label_head(s, e, t).labels == strings{"copy_suppression"}));
-    c.bottom10_share = 0.1, e.centred_copying_score = -0.75;
-    BOOST_TEST((label_head(s, e, t).labels == strings{"copy_suppression"}));
+    c.bottom10_share = 0.1;  // negative in aggregate, but token by token it suppresses few
+    BOOST_TEST(label_head(s, e, t).labels.empty());
 }
 
 BOOST_AUTO_TEST_CASE(the_seed_searches_find_the_seed_constructions)

@@ -134,7 +134,7 @@ T content_spread(const T& variance, double deviations)
 {
     if constexpr (std::is_same_v<T, interval>) {
         if (deviations > 0) {
-            const double spread = (sqrt(variance) * interval(deviations)).hi();
+            const double spread = (sqrt(interval(std::max(0.0, variance.hi()))) * interval(deviations)).hi();
             return interval(-spread, spread);
         }
     }
@@ -325,7 +325,11 @@ std::vector<T> pair_norms(const std::vector<T>& v, const rope_layout& layout)
 {
     using std::sqrt;
     std::vector<T> out;
-    for (std::size_t l = 0; l < layout.pairs(); ++l) out.push_back(sqrt(v[layout.first(l)] * v[layout.first(l)] + v[layout.second(l)] * v[layout.second(l)]));
+    for (std::size_t l = 0; l < layout.pairs(); ++l) {
+        // |x| |x|, not x x: an interval around 0 squared by multiplication would reach below 0.
+        const T a = detail::magnitude(v[layout.first(l)]), b = detail::magnitude(v[layout.second(l)]);
+        out.push_back(sqrt(a * a + b * b));
+    }
     return out;
 }
 
