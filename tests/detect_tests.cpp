@@ -34,44 +34,86 @@ using test::error_of;
 /// Layer 0: head 0 attends to the previous token, head 1 to the earlier copy of its token (BOS when
 /// there is none). Layer 1: head 0 to the token after that copy (BOS when none), head 1 uniformly
 /// over the causal prefix. Layer 2 head 0 puts weight a_s on the previous token and 1 - a_s on BOS
-/// in sample s (row 0: all on BOS), layer 2 head 1 attends to BOS only.
+/// in sample s (row 0: all on BOS), layer 2 head 1 attends to BOS only. Layer 3: head 0 two tokens
+/// back (BOS for rows 0 and 1), head 1 two after the earlier copy of its token (BOS when none).
+///
+/// Values are one-hot tokens (d = the vocabulary), so a head's output before W_o is the attention
+/// it gives each token; head_unembedding makes head 0.0 copy (identity), head 0.1 suppress
+/// (minus identity), head 1.0 copy only tokens below copied_below, every other head write nothing.
 struct planted_pass {
     using scalar = double;
+    static constexpr std::size_t copied_below = 20;
     io::model_config c;
     std::vector<double> previous_weight_per_sample;
     mutable std::size_t calls = 0;
 
     planted_pass()
     {
-        c.layers = 3, c.heads = 2, c.vocab_size = 40, c.bos_token_id = 3;
+        c.layers = 4, c.heads = 2, c.vocab_size = 40, c.bos_token_id = 3;
     }
     [[nodiscard]] const io::model_config& config() const { return c; }
 
-    int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit) const
+    [[nodiscard]] forward::tensor2<double> head_unembedding(std::size_t l, std::size_t h) const
+    {
+        forward::tensor2<double> u = xt::zeros<double>({c.vocab_size, c.vocab_size});
+        for (std::size_t t = 0; t < c.vocab_size; ++t) {
+            if (l == 0) u(t, t) = h == 0 ? 1.0 : -1.0;
+            if (l == 1 && h == 0 && t < copied_below) u(t, t) = 1.0;
+        }
+        return u;
+    }
+
+    int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit,
+                        const forward::value_visitor<double>& visit_values = {}) const
     {
         const std::size_t n = t.size(), r = (n - 1) / 2;
         const double a = previous_weight_per_sample.empty() ? 0.5 : previous_weight_per_sample.at(calls);
         ++calls;
+        forward::tensor2<double> values = xt::zeros<double>({n, std::size_t{c.vocab_size}});
+        for (std::size_t j = 0; j < n; ++j) values(j, t[j]) = 1;
+        const auto emit = [&](std::size_t l, std::size_t h, const forward::tensor2<double>& p) {
+            if (visit) visit(l, h, p);
+            if (visit_values) visit_values(l, h, p, values);
+        };
         const auto one_hot = [n](auto target) {
             forward::tensor2<double> p = xt::zeros<double>({n, n});
             for (std::size_t i = 0; i < n; ++i) p(i, target(i)) = 1;
             return p;
         };
-        visit(0, 0, one_hot([](std::size_t i) { return i == 0 ? 0 : i - 1; }));
-        visit(0, 1, one_hot([r](std::size_t i) { return i > r ? i - r : 0; }));
-        visit(1, 0, one_hot([r](std::size_t i) { return i > r ? i - r + 1 : 0; }));
+        emit(0, 0, one_hot([](std::size_t i) { return i == 0 ? 0 : i - 1; }));
+        emit(0, 1, one_hot([r](std::size_t i) { return i > r ? i - r : 0; }));
+        emit(1, 0, one_hot([r](std::size_t i) { return i > r ? i - r + 1 : 0; }));
         forward::tensor2<double> uniform = xt::zeros<double>({n, n});
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j <= i; ++j) uniform(i, j) = 1.0 / double(i + 1);
-        visit(1, 1, uniform);
+        emit(1, 1, uniform);
         forward::tensor2<double> mixed = xt::zeros<double>({n, n});
         mixed(0, 0) = 1;
         for (std::size_t i = 1; i < n; ++i) mixed(i, i - 1) += a, mixed(i, 0) += 1 - a;
-        visit(2, 0, mixed);
-        visit(2, 1, one_hot([](std::size_t) { return std::size_t{0}; }));
+        emit(2, 0, mixed);
+        emit(2, 1, one_hot([](std::size_t) { return std::size_t{0}; }));
+        emit(3, 0, one_hot([](std::size_t i) { return i < 2 ? 0 : i - 2; }));
+        emit(3, 1, one_hot([r](std::size_t i) { return i > r ? i - r + 2 : 0; }));
         return 0;
     }
 };
+
+/// The pattern source above without values: what a source that cannot show copying looks like.
+struct planted_patterns_only {
+    using scalar = double;
+    planted_pass pass;
+    [[nodiscard]] const io::model_config& config() const { return pass.config(); }
+    int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit) const { return pass.residual_stream(t, visit); }
+};
+
+/// The behaviours among TransformerLens' three that a head shows.
+std::vector<std::string> tl_behaviours(const detect::head_behaviour& h)
+{
+    std::vector<std::string> out;
+    for (const char* b : detect::behaviour_names)
+        if (h.shows(b)) out.emplace_back(b);
+    return out;
+}
 
 const detect::head_behaviour& at(const detect::detection_result& r, std::size_t layer, std::size_t head) { return r.per_head.at(layer * r.heads + head); }
 
@@ -158,7 +200,7 @@ BOOST_AUTO_TEST_CASE(planted_heads_score_their_closed_forms)
     BOOST_TEST(progress == 3u);
     BOOST_TEST(announced_total == 3u);
     BOOST_TEST(r.bos == 3u);
-    BOOST_TEST(r.per_head.size() == 6u);
+    BOOST_TEST(r.per_head.size() == 8u);
     std::mt19937_64 first(0);  // the default seed's first draw
     BOOST_TEST((r.first_sequence == detect::repeated_random_tokens(6, 40, 3, first)));
     const double n = 13, tol = 1e-14;
@@ -178,11 +220,11 @@ BOOST_AUTO_TEST_CASE(planted_heads_score_their_closed_forms)
     // These patterns do not depend on the draw: no spread.
     BOOST_TEST(at(r, 0, 0).previous_token.spread == 0.0, boost::test_tools::tolerance(1e-15));
     // Behaviours: half the attainable score.
-    BOOST_TEST((at(r, 0, 0).behaviours == std::vector<std::string>{"previous_token"}));
-    BOOST_TEST((at(r, 0, 1).behaviours == std::vector<std::string>{"duplicate_token"}));
-    BOOST_TEST((at(r, 1, 0).behaviours == std::vector<std::string>{"induction"}));
-    BOOST_TEST(at(r, 1, 1).behaviours.empty());  // 0.18 < 12/26 and 0.058 < 6/26
-    BOOST_TEST(at(r, 2, 1).behaviours.empty());  // BOS only: row 1's previous token is BOS, 1/13
+    BOOST_TEST((tl_behaviours(at(r, 0, 0)) == std::vector<std::string>{"previous_token"}));
+    BOOST_TEST((tl_behaviours(at(r, 0, 1)) == std::vector<std::string>{"duplicate_token"}));
+    BOOST_TEST((tl_behaviours(at(r, 1, 0)) == std::vector<std::string>{"induction"}));
+    BOOST_TEST(tl_behaviours(at(r, 1, 1)).empty());  // 0.18 < 12/26 and 0.058 < 6/26
+    BOOST_TEST(tl_behaviours(at(r, 2, 1)).empty());  // BOS only: row 1's previous token is BOS, 1/13
     BOOST_TEST(at(r, 2, 1).previous_token.mean == 1 / n, boost::test_tools::tolerance(tol));
 }
 
@@ -208,6 +250,92 @@ BOOST_AUTO_TEST_CASE(mean_and_spread_over_samples)
     planted_pass once;
     o.samples = 1;
     BOOST_TEST(at(detect::detect_heads(once, o), 2, 0).previous_token.spread == 0.0);
+}
+
+// |r| = 12, n = 25, so no repeat target is within largest_offset = 8 of its query (the duplicate
+// head is not an offset head on these sequences). Hand-computed:
+//   sink head 2.1: BOS 1; of the offsets only A[8, 0] = offset 8 at query 8: 1/17 (queries 8 .. 24);
+//   offset-2 head 3.0: offset 2 is 1, every other offset 0; positional (1 + 0 >= 1/2);
+//   shifted head 3.1: shift 2 scores |r| / n = 12/25, shifts -1, 0, 1 nothing; its BOS attention is
+//     the first copy's 12 of 24 queries, 1/2;
+//   uniform head 1.1: BOS (1/24) sum_{i=1}^{24} 1/(i+1), every offset (1/17) sum_{i=8}^{24} 1/(i+1);
+//   previous-token head 0.0: offset 1 is 1 (queries >= 8 all have a previous token).
+BOOST_AUTO_TEST_CASE(planted_heads_show_sink_offset_and_shifted_repeat_attention)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 2;
+    const auto r = detect::detect_heads(pass, o);
+    const double n = 25, tol = 1e-14;
+    BOOST_TEST(at(r, 2, 1).bos.mean == 1.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 2, 1).by_offset[8].mean == 1 / 17.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 2, 1).by_offset[0].mean == 0.0);
+    BOOST_TEST(at(r, 2, 1).shows("sink"));
+    BOOST_TEST(!at(r, 2, 1).shows("positional"));
+    BOOST_TEST(at(r, 3, 0).by_offset[2].mean == 1.0, boost::test_tools::tolerance(tol));
+    for (std::size_t k : {0, 1, 3, 8}) BOOST_TEST(at(r, 3, 0).by_offset[k].mean == 0.0, k);
+    BOOST_TEST(at(r, 3, 0).shows("offset_2"));
+    BOOST_TEST(at(r, 3, 0).shows("positional"));
+    BOOST_TEST(!at(r, 3, 0).shows("previous_token"));
+    BOOST_TEST(!at(r, 3, 0).shows("sink"));  // BOS only for rows 1 and 2 of 24: 1/12
+    BOOST_TEST(at(r, 3, 0).bos.mean == 2 / 24.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 3, 1).shift(2).mean == 12 / n, boost::test_tools::tolerance(tol));
+    for (int s : {-1, 0, 1}) BOOST_TEST(at(r, 3, 1).shift(s).mean == 0.0, s);
+    BOOST_TEST(at(r, 3, 1).bos.mean == 0.5, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 3, 1).shows("shifted_induction"));
+    BOOST_TEST(!at(r, 3, 1).shows("induction"));
+    // Shifts 0 and 1 are the duplicate-token and induction scores.
+    BOOST_TEST(at(r, 0, 1).shift(0).mean == at(r, 0, 1).duplicate_token.mean);
+    BOOST_TEST(at(r, 1, 0).shift(1).mean == at(r, 1, 0).induction.mean);
+    BOOST_TEST(!at(r, 1, 0).shows("shifted_induction"));
+    double bos = 0, offset = 0;
+    for (int i = 1; i <= 24; ++i) bos += 1.0 / (i + 1);
+    for (int i = 8; i <= 24; ++i) offset += 1.0 / (i + 1);
+    BOOST_TEST(at(r, 1, 1).bos.mean == bos / 24, boost::test_tools::tolerance(tol));
+    for (std::size_t k = 0; k <= 8; ++k) BOOST_TEST(at(r, 1, 1).by_offset[k].mean == offset / 17, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 0, 0).by_offset[1].mean == 1.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 0, 0).shows("positional"));
+    BOOST_TEST(detect::top_two_offsets(at(r, 1, 1)) == 2 * offset / 17, boost::test_tools::tolerance(tol));
+}
+
+// Copying through the planted unembeddings: head 0.0 (previous token, identity) ranks its
+// attended token first at every query from 2 on (query 1's top key is BOS): n - 2 queries a sample.
+// Head 0.1 (earlier copy, minus identity) puts it last at the second copy's |r| queries. Head 1.0
+// (induction, identity below 20) attends to every token of r once per sample, so its share is the
+// tokens of r below 20 over |r|, counted here from the draws. A head with all-zero logits ties
+// everywhere and is neither (head 3.0, two back: queries 3 .. 24). Without values (a source that cannot give them) nothing is measured.
+BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 3, o.seed = 5;
+    const auto r = detect::detect_heads(pass, o);
+    BOOST_TEST_REQUIRE(at(r, 0, 0).copying.has_value());
+    BOOST_TEST(at(r, 0, 0).copying->queries == 3u * 23u);
+    BOOST_TEST(at(r, 0, 0).copying->top1_share() == 1.0);
+    BOOST_TEST(at(r, 0, 0).copying->bottom_share() == 0.0);
+    BOOST_TEST(at(r, 0, 0).shows("copy"));
+    BOOST_TEST(at(r, 0, 1).copying->queries == 3u * 12u);
+    BOOST_TEST(at(r, 0, 1).copying->bottom_share() == 1.0);
+    BOOST_TEST(at(r, 0, 1).copying->top1_share() == 0.0);
+    BOOST_TEST(at(r, 0, 1).shows("copy_suppression"));
+    BOOST_TEST(!at(r, 0, 1).shows("copy"));
+    std::mt19937_64 rng(5);
+    std::size_t below = 0;
+    for (int s = 0; s < 3; ++s) {
+        const auto t = detect::repeated_random_tokens(12, 40, 3, rng);
+        for (std::size_t i = 1; i <= 12; ++i) below += t[i] < planted_pass::copied_below ? 1 : 0;
+    }
+    BOOST_TEST(at(r, 1, 0).copying->queries == 3u * 12u);
+    BOOST_TEST(at(r, 1, 0).copying->top1 == below);
+    BOOST_TEST(at(r, 1, 0).shows("copy") == (2 * below >= 36));
+    BOOST_TEST(at(r, 3, 0).copying->top1 == 0u);
+    BOOST_TEST(at(r, 3, 0).copying->bottom == 0u);
+    BOOST_TEST(at(r, 3, 0).copying->queries == 3u * 22u);  // rows 0, 1, 2 attend to BOS
+    const auto without = detect::detect_heads(planted_patterns_only{}, o);
+    BOOST_TEST(!at(without, 0, 0).copying.has_value());
+    BOOST_TEST(!at(without, 0, 0).shows("copy"));
+    BOOST_TEST(at(without, 0, 0).previous_token.mean == at(r, 0, 0).previous_token.mean);
 }
 
 BOOST_AUTO_TEST_CASE(detection_refuses_what_it_cannot_run)
