@@ -9,13 +9,17 @@
 #include <array>
 #include <map>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
+#include "qkov/detect/detection_figures.hpp"
 #include "qkov/detect/detection_json.hpp"
 #include "qkov/detect/example_patterns.hpp"
 #include "qkov/detect/head_detection.hpp"
@@ -508,6 +512,33 @@ BOOST_AUTO_TEST_CASE(a_scan_of_another_model_or_with_a_head_twice_is_refused)
     auto short_offsets = planted_scan();
     short_offsets["heads"][0]["mean_field"]["attention_by_offset"] = {0.5, 0.5};
     BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(short_offsets, "scan.json"); }), "attention_by_offset is not an array of offsets 0 .. 8"));
+}
+
+// The prediction figures: one per behaviour some head of the scan predicts (here offsets 0 .. 8 and
+// BOS for head 0.0, copying for head 3.1), none for what no head predicts (copy suppression).
+BOOST_AUTO_TEST_CASE(prediction_figures_for_what_the_scan_predicts)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 1;
+    const auto r = detect::detect_heads(pass, o);
+    detect::weight_labels offsets{0, 0, {"previous_token"}, {}, {}}, copying{3, 1, {"copy"}, {}, {}};
+    offsets.predicted.attention_by_offset = std::array<double, 9>{0, 0.9, 0.1, 0, 0, 0, 0, 0, 0};
+    offsets.predicted.bos = 0.05;
+    copying.predicted.top1_share = 0.8;
+    const auto dir = std::filesystem::temp_directory_path() / ("qkov-prediction-figures-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::vector<std::string> skipped;
+    const auto written = detect::write_prediction_figures(r, {offsets, copying}, dir, skipped);
+    std::set<std::string> files;
+    for (const auto& f : written) files.insert(f.file);
+    BOOST_TEST(written.size() == 11u);  // offsets 0 .. 8, sink, copy
+    for (const char* f : {"prediction_previous_token.png", "prediction_offset_0.png", "prediction_offset_8.png", "prediction_sink.png", "prediction_copy.png"}) {
+        BOOST_TEST(files.contains(f), f);
+        BOOST_TEST(std::filesystem::file_size(dir / f) > 1000u, f);
+    }
+    BOOST_TEST((skipped == std::vector<std::string>{"copy_suppression"}));
+    std::filesystem::remove_all(dir);
 }
 
 // The document written, read back and written again is the same document, comparison included.

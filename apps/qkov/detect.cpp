@@ -202,6 +202,12 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     std::vector<detect::detection_figure> figures;
     if (!o.figures.empty()) {
         figures = detect::write_detection_figures(r, detect::example_patterns(pass, r), o.figures);
+        if (scan) {
+            std::vector<std::string> unpredicted;
+            for (auto& f : detect::write_prediction_figures(r, scanned, o.figures, unpredicted)) figures.push_back(std::move(f));
+            if (!unpredicted.empty())
+                std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
+        }
         std::cout << figures.size() << " figures in " << o.figures << "\n";
     }
     if (!o.markdown.empty())
