@@ -305,6 +305,13 @@ BOOST_AUTO_TEST_CASE(planted_heads_show_sink_offset_and_shifted_repeat_attention
     BOOST_TEST(at(r, 0, 0).by_offset[1].mean == 1.0, boost::test_tools::tolerance(tol));
     BOOST_TEST(at(r, 0, 0).shows("positional"));
     BOOST_TEST(detect::top_two_offsets(at(r, 1, 1)) == 2 * offset / 17, boost::test_tools::tolerance(tol));
+    // The example pattern of each behaviour is its strongest head's: the sink's is 2.1 (all on BOS),
+    // shifted induction's 3.1, offset 2's 3.0.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> strongest;
+    for (const auto& e : detect::example_patterns(pass, r)) strongest[e.behaviour] = {e.layer, e.head};
+    BOOST_TEST((strongest.at("sink") == std::pair<std::size_t, std::size_t>{2, 1}));
+    BOOST_TEST((strongest.at("shifted_induction") == std::pair<std::size_t, std::size_t>{3, 1}));
+    BOOST_TEST((strongest.at("offset_2") == std::pair<std::size_t, std::size_t>{3, 0}));
 }
 
 // Copying through the planted unembeddings: head 0.0 (previous token, identity) ranks its

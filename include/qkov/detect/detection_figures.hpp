@@ -51,7 +51,7 @@ inline std::vector<detection_figure> write_detection_figures(const detection_res
         const std::size_t n = e.tokens.size();
         const std::string name = model::head_name(e.layer, e.head);
         report::heatmap_options o;
-        o.title = "head " + name + " (" + e.behaviour + ", mean score " + report::format("%.3f", e.mean_score) + ") on [BOS] + r + r, |r| = " +
+        o.title = "head " + name + " (" + e.behaviour + ", measured " + report::format("%.3f", e.measured) + ") on [BOS] + r + r, |r| = " +
                   std::to_string(r.length);
         o.colour_label = "attention weight";
         o.colour_min = 0.0, o.colour_max = 1.0;
