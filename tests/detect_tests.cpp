@@ -58,7 +58,7 @@ struct planted_pass {
 
     planted_pass()
     {
-        c.layers = 4, c.heads = 2, c.vocab_size = 40, c.bos_token_id = 3;
+        c.layers = 4, c.heads = 2, c.vocab_size = 40, c.head_dim = 40, c.bos_token_id = 3;
     }
     [[nodiscard]] const io::model_config& config() const { return c; }
 
@@ -348,10 +348,19 @@ BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
     BOOST_TEST(at(r, 3, 0).copying->top1 == 0u);
     BOOST_TEST(at(r, 3, 0).copying->bottom == 0u);
     BOOST_TEST(at(r, 3, 0).copying->queries == 3u * 22u);  // rows 0, 1, 2 attend to BOS
+    BOOST_TEST(r.copying_not_measured.empty());
     const auto without = detect::detect_heads(planted_patterns_only{}, o);
     BOOST_TEST(!at(without, 0, 0).copying.has_value());
     BOOST_TEST(!at(without, 0, 0).shows("copy"));
     BOOST_TEST(at(without, 0, 0).previous_token.mean == at(r, 0, 0).previous_token.mean);
+    BOOST_TEST(without.copying_not_measured == "the pass gives no values");
+    // Maps over the memory allowed: 4 layers x 2 heads x 40 x 40 doubles are 102400 bytes.
+    o.copying_memory = 102399;
+    const auto over = detect::detect_heads(pass, o);
+    BOOST_TEST(!at(over, 0, 0).copying.has_value());
+    BOOST_TEST(contains(over.copying_not_measured, "maps into logits would take 102400 bytes, over the 102399 allowed"));
+    o.copying_memory = 102400;
+    BOOST_TEST(at(detect::detect_heads(pass, o), 0, 0).copying.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(detection_refuses_what_it_cannot_run)

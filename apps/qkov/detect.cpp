@@ -176,6 +176,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     std::cerr << "qkov detect: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, " << o.samples << " samples of " << 2 * o.length + 1
               << " tokens, " << o.dtype << "\n";
     const auto r = detect::detect_heads(pass, options);
+    if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
 
     const std::vector<detect::weight_labels> scanned = scan ? scan->heads : std::vector<detect::weight_labels>{};
     std::optional<detect::comparison> comparison;

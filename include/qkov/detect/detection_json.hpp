@@ -39,7 +39,8 @@ inline constexpr const char *sequence = "sequence", *length = "length", *tokens_
                             *seed = "seed", *bos = "bos", *vocabulary = "vocabulary", *dtype = "dtype", *measure = "measure", *spread = "spread",
                             *attainable = "attainable", *behaviour_fraction = "behaviour_fraction", *thresholds = "thresholds",
                             *behaviours = "behaviours", *name = "name", *threshold = "threshold", *reason = "reason",
-                            *largest_offset = "largest_offset", *repeat_shifts = "repeat_shifts", *copy_bottom_ranks = "copy_bottom_ranks";
+                            *largest_offset = "largest_offset", *repeat_shifts = "repeat_shifts", *copy_bottom_ranks = "copy_bottom_ranks",
+                            *copying_not_measured = "copying_not_measured";
 // heads
 inline constexpr const char *layer = "layer", *head = "head", *mean = "mean", *attention_by_offset = "attention_by_offset",
                             *repeat_attention_by_shift = "repeat_attention_by_shift", *copying = "copying", *queries = "queries",
@@ -155,6 +156,7 @@ inline nlohmann::json detection_settings_json(const detection_result& r, const s
             {keys::largest_offset, forward::largest_offset},
             {keys::repeat_shifts, forward::repeat_shifts},
             {keys::copy_bottom_ranks, forward::copy_bottom_ranks},
+            {keys::copying_not_measured, r.copying_not_measured.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.copying_not_measured)},
             {keys::behaviours, rules}};
 }
 
@@ -208,6 +210,7 @@ inline detection_document read_detection_json(const nlohmann::json& j)
         r.behaviour_fraction = s.at(keys::behaviour_fraction).get<double>();
         for (std::size_t k = 0; k < 3; ++k) r.attainable[k] = s.at(keys::attainable).at(behaviour_names[k]).get<double>();
         r.rules = behaviour_rules(r.length, r.behaviour_fraction);
+        if (const auto& why = s.at(keys::copying_not_measured); !why.is_null()) r.copying_not_measured = why.get<std::string>();
         r.layers = d.model.at("layers").get<std::size_t>(), r.heads = d.model.at("heads").get<std::size_t>();
         for (const auto& h : j.at(keys::heads)) r.per_head.push_back(detail::head_from(h));
         if (const auto& c = j.at(keys::comparison); !c.is_null()) {

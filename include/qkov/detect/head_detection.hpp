@@ -59,6 +59,7 @@ struct detection_options {
     std::optional<token_id> bos{};        ///< unset: the model's own (model_config::bos_token_id)
     double behaviour_fraction = 0.5;      ///< a head shows a behaviour at this fraction of its attainable score
     bool copying = true;                  ///< measure copying when the pass can (copying_source)
+    std::size_t copying_memory = std::size_t{1} << 30;  ///< bytes the heads' V x d maps into logits may take
     std::function<void(std::size_t done, std::size_t samples)> on_sample{};  ///< progress, after each sample
 };
 
@@ -171,6 +172,7 @@ struct detection_result {
     std::vector<behaviour_rule> rules;     ///< behaviour_rules(length, behaviour_fraction)
     std::vector<head_behaviour> per_head;  ///< layer-major, every head of the model
     std::vector<token_id> first_sequence;  ///< sample 0's tokens, for what is drawn from one run
+    std::string copying_not_measured;      ///< why copying was not measured; empty when it was
 
     [[nodiscard]] double threshold(std::size_t k) const { return behaviour_fraction * attainable[k]; }
 
@@ -215,8 +217,14 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
 
     // Each head's map into logits, once for all samples (the copying detector's only weight).
     std::vector<std::vector<forward::tensor2<T>>> head_unembeddings;
+    const std::size_t maps = c.layers * c.heads * c.vocab_size * c.head_dim * sizeof(T);
+    if (!copying_source<Pass>) r.copying_not_measured = "the pass gives no values";
+    else if (!o.copying) r.copying_not_measured = "not asked for";
+    else if (maps > o.copying_memory)
+        r.copying_not_measured = "the heads' maps into logits would take " + std::to_string(maps) + " bytes, over the " +
+                                 std::to_string(o.copying_memory) + " allowed";
     if constexpr (copying_source<Pass>)
-        if (o.copying) {
+        if (r.copying_not_measured.empty()) {
             head_unembeddings.resize(c.layers);
             for (std::size_t l = 0; l < c.layers; ++l)
                 for (std::size_t h = 0; h < c.heads; ++h) head_unembeddings[l].push_back(pass.head_unembedding(l, h));
