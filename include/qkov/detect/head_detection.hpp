@@ -244,12 +244,10 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
     for (std::size_t s = 0; s < o.samples; ++s) {
         const auto tokens = repeated_random_tokens(o.length, c.vocab_size, r.bos, rng);
         if (s == 0) r.first_sequence = tokens;
-        if constexpr (copying_source<Pass>) {
-            if (copying) (void)pass.residual_stream(tokens, {}, forward::score_and_copy_heads<T>(scores, tokens, head_unembeddings));
-            else (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads));
-        } else {
-            (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads));
-        }
+        bool scored = false;  // with the values when copying is measured, from the patterns alone otherwise
+        if constexpr (copying_source<Pass>)
+            if (copying) (void)pass.residual_stream(tokens, {}, forward::score_and_copy_heads<T>(scores, tokens, head_unembeddings)), scored = true;
+        if (!scored) (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads));
         for (std::size_t l = 0; l < c.layers; ++l)
             for (std::size_t h = 0; h < c.heads; ++h) {
                 auto& a = acc[l * c.heads + h];
