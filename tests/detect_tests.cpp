@@ -348,6 +348,9 @@ BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
     BOOST_TEST(at(r, 3, 0).copying->top1 == 0u);
     BOOST_TEST(at(r, 3, 0).copying->bottom == 0u);
     BOOST_TEST(at(r, 3, 0).copying->queries == 3u * 22u);  // rows 0, 1, 2 attend to BOS
+    // The sink head 2.1 attends to BOS only: no query reads a token, so copying is not measured on it.
+    BOOST_TEST(at(r, 2, 1).copying->queries == 0u);
+    BOOST_TEST(!r.rule("copy")->value(at(r, 2, 1)).has_value());
     BOOST_TEST(r.copying_not_measured.empty());
     const auto without = detect::detect_heads(planted_patterns_only{}, o);
     BOOST_TEST(!at(without, 0, 0).copying.has_value());

@@ -73,32 +73,27 @@ struct predicted_behaviour {
 };
 
 /// Every behaviour the scan's predictions bear on: offsets 0 .. largest_offset (offset 1 as
-/// previous_token), BOS, copying and its suppression.
-inline std::vector<predicted_behaviour> predicted_behaviours(double fraction)
+/// previous_token, measured as mean A[i, i - 1] like the other offsets, not as the TL score), BOS,
+/// copying and its suppression (measured as their rules measure them).
+inline std::vector<predicted_behaviour> predicted_behaviours(const detection_result& r)
 {
     std::vector<predicted_behaviour> out;
     for (std::size_t k = 0; k <= forward::largest_offset; ++k)
         out.push_back({k == 1 ? "previous_token" : "offset_" + std::to_string(k), "predicted attention at offset " + std::to_string(k),
-                       "measured mean A[i, i - " + std::to_string(k) + "]", 0.5, fraction,
+                       "measured mean A[i, i - " + std::to_string(k) + "]", 0.5, r.behaviour_fraction,
                        [k](const weight_predictions& p) -> std::optional<double> {
                            if (!p.attention_by_offset) return std::nullopt;
                            return (*p.attention_by_offset)[k];
                        },
                        [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].mean; }});
-    out.push_back({"sink", "predicted attention to BOS", "measured mean attention to BOS", sink_threshold, sink_threshold,
-                   [](const weight_predictions& p) { return p.bos; }, [](const head_behaviour& h) -> std::optional<double> { return h.bos.mean; }});
+    const auto measured_by_rule = [&r](const char* behaviour) { return r.rule(behaviour)->value; };
+    out.push_back({"sink", "predicted attention to BOS", "measured mean attention to BOS", sink_threshold, r.rule("sink")->threshold,
+                   [](const weight_predictions& p) { return p.bos; }, measured_by_rule("sink")});
     out.push_back({"copy", "predicted share of tokens ranked top-1 in their own OV row", "measured share of queries copying the attended token", 0.5,
-                   fraction, [](const weight_predictions& p) { return p.top1_share; },
-                   [](const head_behaviour& h) -> std::optional<double> {
-                       if (!h.copying) return std::nullopt;
-                       return h.copying->top1_share();
-                   }});
+                   r.rule("copy")->threshold, [](const weight_predictions& p) { return p.top1_share; }, measured_by_rule("copy")});
     out.push_back({"copy_suppression", "predicted share of tokens in their own OV row's bottom 10", "measured share of queries suppressing the attended token",
-                   0.5, fraction, [](const weight_predictions& p) { return p.bottom10_share; },
-                   [](const head_behaviour& h) -> std::optional<double> {
-                       if (!h.copying) return std::nullopt;
-                       return h.copying->bottom_share();
-                   }});
+                   0.5, r.rule("copy_suppression")->threshold, [](const weight_predictions& p) { return p.bottom10_share; },
+                   measured_by_rule("copy_suppression")});
     return out;
 }
 
@@ -109,7 +104,7 @@ inline std::vector<detection_figure> write_prediction_figures(const detection_re
 {
     std::filesystem::create_directories(dir);
     std::vector<detection_figure> written;
-    for (const auto& p : predicted_behaviours(r.behaviour_fraction)) {
+    for (const auto& p : predicted_behaviours(r)) {
         std::vector<double> x, y;
         for (const auto& w : scanned) {
             const head_behaviour* h = r.find(w.layer, w.head);

@@ -150,14 +150,14 @@ inline std::vector<behaviour_rule> behaviour_rules(std::size_t length, double fr
                      [](const head_behaviour& h) -> std::optional<double> { return top_two_offsets(h); }});
     rules.push_back({"copy", "share of queries (most-attended key not BOS) whose most-attended token is the head's top-1 logit",
                      "a majority of the queries", fraction, [](const head_behaviour& h) -> std::optional<double> {
-                         if (!h.copying) return std::nullopt;
+                         if (!h.copying || h.copying->queries == 0) return std::nullopt;  // a head resting on BOS reads no token
                          return h.copying->top1_share();
                      }});
     rules.push_back({"copy_suppression",
                      "share of queries (most-attended key not BOS) whose most-attended token is among the head's " +
                          std::to_string(forward::copy_bottom_ranks) + " lowest logits",
                      "a majority of the queries", fraction, [](const head_behaviour& h) -> std::optional<double> {
-                         if (!h.copying) return std::nullopt;
+                         if (!h.copying || h.copying->queries == 0) return std::nullopt;
                          return h.copying->bottom_share();
                      }});
     return rules;
