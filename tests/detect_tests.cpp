@@ -26,6 +26,7 @@
 #include "qkov/detect/repeated_tokens.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
+#include "qkov/forward/norms.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/open_model.hpp"
 #include "error_text.hpp"
@@ -640,6 +641,48 @@ BOOST_AUTO_TEST_CASE(stories260k_previous_token_heads_from_its_forward_pass)
         for (std::size_t j = 0; j < n; ++j) row += examples[0].pattern[i * n + j];
         BOOST_TEST(row == 1.0, boost::test_tools::tolerance(1e-5));
         for (std::size_t j = i + 1; j < n; ++j) BOOST_TEST(examples[0].pattern[i * n + j] == 0.0);
+    }
+}
+
+// A head's map into logits against the final norm itself: for an output y of head h (d values), the
+// model's final norm of x = W_o,h y, times the size the norm divided by (sqrt(mean(x^2) + eps), x
+// centred for a LayerNorm) and without its bias, through the unembedding, is head_unembedding y.
+// On GPT-2's fixture (LayerNorm: the centring matters) and the Llama fixture (RMSNorm).
+BOOST_AUTO_TEST_CASE(head_unembedding_is_the_final_norms_scale_then_the_unembedding)
+{
+    const auto shared = test::shared_dir_or_skip("fixtures/models");
+    if (shared.empty()) return;
+    for (const char* name : {"gpt2", "llama"}) {
+        const forward::decoder<double> pass(model::open_model(shared / name));
+        const auto& w = pass.weights();
+        const std::size_t D = w.config.hidden_size, d = w.config.head_dim, l = 1, h = 2;
+        forward::tensor2<double> x = xt::zeros<double>({std::size_t{1}, D});
+        std::vector<double> y(d);
+        for (std::size_t i = 0; i < d; ++i) y[i] = std::sin(1.0 + double(i));  // any output will do
+        for (std::size_t r = 0; r < D; ++r)
+            for (std::size_t i = 0; i < d; ++i) x(0, r) += w.blocks[l].attention.w_o(r, h * d + i) * y[i];
+        auto norm = w.final_norm;
+        norm.bias.clear();
+        double mean = 0, square = 0;
+        if (norm.kind == io::norm_kind::layer_norm)
+            for (std::size_t r = 0; r < D; ++r) mean += x(0, r) / double(D);
+        for (std::size_t r = 0; r < D; ++r) square += (x(0, r) - mean) * (x(0, r) - mean) / double(D);
+        const auto normed = forward::normalized(x, norm);
+        const auto& U = w.output_embedding();
+        const auto map = pass.head_unembedding(l, h);
+        BOOST_TEST_REQUIRE(map.shape()[0] == U.shape()[0]);
+        BOOST_TEST_REQUIRE(map.shape()[1] == d);
+        double largest = 0, worst = 0;
+        for (std::size_t v = 0; v < U.shape()[0]; ++v) {
+            double through_norm = 0, through_map = 0;
+            for (std::size_t r = 0; r < D; ++r) through_norm += U(v, r) * normed(0, r);
+            through_norm *= std::sqrt(square + norm.eps);
+            for (std::size_t i = 0; i < d; ++i) through_map += map(v, i) * y[i];
+            largest = std::max(largest, std::abs(through_norm));
+            worst = std::max(worst, std::abs(through_norm - through_map));
+        }
+        BOOST_TEST(largest > 0.0, name);
+        BOOST_TEST(worst <= 1e-12 * std::max(1.0, largest), name << ": largest difference " << worst << " of logits up to " << largest);
     }
 }
 
