@@ -6,17 +6,27 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
+#include "qkov/detect/detection_figures.hpp"
+#include "qkov/detect/detection_json.hpp"
 #include "qkov/detect/example_patterns.hpp"
 #include "qkov/detect/head_detection.hpp"
 #include "qkov/detect/repeated_tokens.hpp"
+#include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
+#include "qkov/forward/norms.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/open_model.hpp"
 #include "error_text.hpp"
@@ -34,44 +44,86 @@ using test::error_of;
 /// Layer 0: head 0 attends to the previous token, head 1 to the earlier copy of its token (BOS when
 /// there is none). Layer 1: head 0 to the token after that copy (BOS when none), head 1 uniformly
 /// over the causal prefix. Layer 2 head 0 puts weight a_s on the previous token and 1 - a_s on BOS
-/// in sample s (row 0: all on BOS), layer 2 head 1 attends to BOS only.
+/// in sample s (row 0: all on BOS), layer 2 head 1 attends to BOS only. Layer 3: head 0 two tokens
+/// back (BOS for rows 0 and 1), head 1 two after the earlier copy of its token (BOS when none).
+///
+/// Values are one-hot tokens (d = the vocabulary), so a head's output before W_o is the attention
+/// it gives each token; head_unembedding makes head 0.0 copy (identity), head 0.1 suppress
+/// (minus identity), head 1.0 copy only tokens below copied_below, every other head write nothing.
 struct planted_pass {
     using scalar = double;
+    static constexpr std::size_t copied_below = 20;
     io::model_config c;
     std::vector<double> previous_weight_per_sample;
     mutable std::size_t calls = 0;
 
     planted_pass()
     {
-        c.layers = 3, c.heads = 2, c.vocab_size = 40, c.bos_token_id = 3;
+        c.layers = 4, c.heads = 2, c.vocab_size = 40, c.head_dim = 40, c.bos_token_id = 3;
     }
     [[nodiscard]] const io::model_config& config() const { return c; }
 
-    int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit) const
+    [[nodiscard]] forward::tensor2<double> head_unembedding(std::size_t l, std::size_t h) const
+    {
+        forward::tensor2<double> u = xt::zeros<double>({c.vocab_size, c.vocab_size});
+        for (std::size_t t = 0; t < c.vocab_size; ++t) {
+            if (l == 0) u(t, t) = h == 0 ? 1.0 : -1.0;
+            if (l == 1 && h == 0 && t < copied_below) u(t, t) = 1.0;
+        }
+        return u;
+    }
+
+    int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit,
+                        const forward::value_visitor<double>& visit_values = {}) const
     {
         const std::size_t n = t.size(), r = (n - 1) / 2;
         const double a = previous_weight_per_sample.empty() ? 0.5 : previous_weight_per_sample.at(calls);
         ++calls;
+        forward::tensor2<double> values = xt::zeros<double>({n, std::size_t{c.vocab_size}});
+        for (std::size_t j = 0; j < n; ++j) values(j, t[j]) = 1;
+        const auto emit = [&](std::size_t l, std::size_t h, const forward::tensor2<double>& p) {
+            if (visit) visit(l, h, p);
+            if (visit_values) visit_values(l, h, p, values);
+        };
         const auto one_hot = [n](auto target) {
             forward::tensor2<double> p = xt::zeros<double>({n, n});
             for (std::size_t i = 0; i < n; ++i) p(i, target(i)) = 1;
             return p;
         };
-        visit(0, 0, one_hot([](std::size_t i) { return i == 0 ? 0 : i - 1; }));
-        visit(0, 1, one_hot([r](std::size_t i) { return i > r ? i - r : 0; }));
-        visit(1, 0, one_hot([r](std::size_t i) { return i > r ? i - r + 1 : 0; }));
+        emit(0, 0, one_hot([](std::size_t i) { return i == 0 ? 0 : i - 1; }));
+        emit(0, 1, one_hot([r](std::size_t i) { return i > r ? i - r : 0; }));
+        emit(1, 0, one_hot([r](std::size_t i) { return i > r ? i - r + 1 : 0; }));
         forward::tensor2<double> uniform = xt::zeros<double>({n, n});
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j <= i; ++j) uniform(i, j) = 1.0 / double(i + 1);
-        visit(1, 1, uniform);
+        emit(1, 1, uniform);
         forward::tensor2<double> mixed = xt::zeros<double>({n, n});
         mixed(0, 0) = 1;
         for (std::size_t i = 1; i < n; ++i) mixed(i, i - 1) += a, mixed(i, 0) += 1 - a;
-        visit(2, 0, mixed);
-        visit(2, 1, one_hot([](std::size_t) { return std::size_t{0}; }));
+        emit(2, 0, mixed);
+        emit(2, 1, one_hot([](std::size_t) { return std::size_t{0}; }));
+        emit(3, 0, one_hot([](std::size_t i) { return i < 2 ? 0 : i - 2; }));
+        emit(3, 1, one_hot([r](std::size_t i) { return i > r ? i - r + 2 : 0; }));
         return 0;
     }
 };
+
+/// The pattern source above without values: what a source that cannot show copying looks like.
+struct planted_patterns_only {
+    using scalar = double;
+    planted_pass pass;
+    [[nodiscard]] const io::model_config& config() const { return pass.config(); }
+    int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit) const { return pass.residual_stream(t, visit); }
+};
+
+/// The behaviours among TransformerLens' three that a head shows.
+std::vector<std::string> tl_behaviours(const detect::head_behaviour& h)
+{
+    std::vector<std::string> out;
+    for (const char* b : detect::behaviour_names)
+        if (h.shows(b)) out.emplace_back(b);
+    return out;
+}
 
 const detect::head_behaviour& at(const detect::detection_result& r, std::size_t layer, std::size_t head) { return r.per_head.at(layer * r.heads + head); }
 
@@ -158,7 +210,7 @@ BOOST_AUTO_TEST_CASE(planted_heads_score_their_closed_forms)
     BOOST_TEST(progress == 3u);
     BOOST_TEST(announced_total == 3u);
     BOOST_TEST(r.bos == 3u);
-    BOOST_TEST(r.per_head.size() == 6u);
+    BOOST_TEST(r.per_head.size() == 8u);
     std::mt19937_64 first(0);  // the default seed's first draw
     BOOST_TEST((r.first_sequence == detect::repeated_random_tokens(6, 40, 3, first)));
     const double n = 13, tol = 1e-14;
@@ -178,11 +230,11 @@ BOOST_AUTO_TEST_CASE(planted_heads_score_their_closed_forms)
     // These patterns do not depend on the draw: no spread.
     BOOST_TEST(at(r, 0, 0).previous_token.spread == 0.0, boost::test_tools::tolerance(1e-15));
     // Behaviours: half the attainable score.
-    BOOST_TEST((at(r, 0, 0).behaviours == std::vector<std::string>{"previous_token"}));
-    BOOST_TEST((at(r, 0, 1).behaviours == std::vector<std::string>{"duplicate_token"}));
-    BOOST_TEST((at(r, 1, 0).behaviours == std::vector<std::string>{"induction"}));
-    BOOST_TEST(at(r, 1, 1).behaviours.empty());  // 0.18 < 12/26 and 0.058 < 6/26
-    BOOST_TEST(at(r, 2, 1).behaviours.empty());  // BOS only: row 1's previous token is BOS, 1/13
+    BOOST_TEST((tl_behaviours(at(r, 0, 0)) == std::vector<std::string>{"previous_token"}));
+    BOOST_TEST((tl_behaviours(at(r, 0, 1)) == std::vector<std::string>{"duplicate_token"}));
+    BOOST_TEST((tl_behaviours(at(r, 1, 0)) == std::vector<std::string>{"induction"}));
+    BOOST_TEST(tl_behaviours(at(r, 1, 1)).empty());  // 0.18 < 12/26 and 0.058 < 6/26
+    BOOST_TEST(tl_behaviours(at(r, 2, 1)).empty());  // BOS only: row 1's previous token is BOS, 1/13
     BOOST_TEST(at(r, 2, 1).previous_token.mean == 1 / n, boost::test_tools::tolerance(tol));
 }
 
@@ -210,6 +262,111 @@ BOOST_AUTO_TEST_CASE(mean_and_spread_over_samples)
     BOOST_TEST(at(detect::detect_heads(once, o), 2, 0).previous_token.spread == 0.0);
 }
 
+// |r| = 12, n = 25, so no repeat target is within largest_offset = 8 of its query (the duplicate
+// head is not an offset head on these sequences). Hand-computed:
+//   sink head 2.1: BOS 1; of the offsets only A[8, 0] = offset 8 at query 8: 1/17 (queries 8 .. 24);
+//   offset-2 head 3.0: offset 2 is 1, every other offset 0; positional (1 + 0 >= 1/2);
+//   shifted head 3.1: shift 2 scores |r| / n = 12/25, shifts -1, 0, 1 nothing; its BOS attention is
+//     the first copy's 12 of 24 queries, 1/2;
+//   uniform head 1.1: BOS (1/24) sum_{i=1}^{24} 1/(i+1), every offset (1/17) sum_{i=8}^{24} 1/(i+1);
+//   previous-token head 0.0: offset 1 is 1 (queries >= 8 all have a previous token).
+BOOST_AUTO_TEST_CASE(planted_heads_show_sink_offset_and_shifted_repeat_attention)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 2;
+    const auto r = detect::detect_heads(pass, o);
+    const double n = 25, tol = 1e-14;
+    BOOST_TEST(at(r, 2, 1).bos.mean == 1.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 2, 1).by_offset[8].mean == 1 / 17.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 2, 1).by_offset[0].mean == 0.0);
+    BOOST_TEST(at(r, 2, 1).shows("sink"));
+    BOOST_TEST(!at(r, 2, 1).shows("positional"));
+    BOOST_TEST(at(r, 3, 0).by_offset[2].mean == 1.0, boost::test_tools::tolerance(tol));
+    for (std::size_t k : {0, 1, 3, 8}) BOOST_TEST(at(r, 3, 0).by_offset[k].mean == 0.0, k);
+    BOOST_TEST(at(r, 3, 0).shows("offset_2"));
+    BOOST_TEST(at(r, 3, 0).shows("positional"));
+    BOOST_TEST(!at(r, 3, 0).shows("previous_token"));
+    BOOST_TEST(!at(r, 3, 0).shows("sink"));  // BOS only for rows 1 and 2 of 24: 1/12
+    BOOST_TEST(at(r, 3, 0).bos.mean == 2 / 24.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 3, 1).shift(2).mean == 12 / n, boost::test_tools::tolerance(tol));
+    for (int s : {-1, 0, 1}) BOOST_TEST(at(r, 3, 1).shift(s).mean == 0.0, s);
+    BOOST_TEST(at(r, 3, 1).bos.mean == 0.5, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 3, 1).shows("shifted_induction"));
+    BOOST_TEST(!at(r, 3, 1).shows("induction"));
+    // Shifts 0 and 1 are the duplicate-token and induction scores.
+    BOOST_TEST(at(r, 0, 1).shift(0).mean == at(r, 0, 1).duplicate_token.mean);
+    BOOST_TEST(at(r, 1, 0).shift(1).mean == at(r, 1, 0).induction.mean);
+    BOOST_TEST(!at(r, 1, 0).shows("shifted_induction"));
+    double bos = 0, offset = 0;
+    for (int i = 1; i <= 24; ++i) bos += 1.0 / (i + 1);
+    for (int i = 8; i <= 24; ++i) offset += 1.0 / (i + 1);
+    BOOST_TEST(at(r, 1, 1).bos.mean == bos / 24, boost::test_tools::tolerance(tol));
+    for (std::size_t k = 0; k <= 8; ++k) BOOST_TEST(at(r, 1, 1).by_offset[k].mean == offset / 17, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 0, 0).by_offset[1].mean == 1.0, boost::test_tools::tolerance(tol));
+    BOOST_TEST(at(r, 0, 0).shows("positional"));
+    BOOST_TEST(detect::top_two_offsets(at(r, 1, 1)) == 2 * offset / 17, boost::test_tools::tolerance(tol));
+    // The example pattern of each behaviour is its strongest head's: the sink's is 2.1 (all on BOS),
+    // shifted induction's 3.1, offset 2's 3.0.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> strongest;
+    for (const auto& e : detect::example_patterns(pass, r)) strongest[e.behaviour] = {e.layer, e.head};
+    BOOST_TEST((strongest.at("sink") == std::pair<std::size_t, std::size_t>{2, 1}));
+    BOOST_TEST((strongest.at("shifted_induction") == std::pair<std::size_t, std::size_t>{3, 1}));
+    BOOST_TEST((strongest.at("offset_2") == std::pair<std::size_t, std::size_t>{3, 0}));
+}
+
+// Copying through the planted unembeddings: head 0.0 (previous token, identity) ranks its
+// attended token first at every query from 2 on (query 1's top key is BOS): n - 2 queries a sample.
+// Head 0.1 (earlier copy, minus identity) puts it last at the second copy's |r| queries. Head 1.0
+// (induction, identity below 20) attends to every token of r once per sample, so its share is the
+// tokens of r below 20 over |r|, counted here from the draws. A head with all-zero logits ties
+// everywhere and is neither (head 3.0, two back: queries 3 .. 24). Without values (a source that cannot give them) nothing is measured.
+BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 3, o.seed = 5;
+    const auto r = detect::detect_heads(pass, o);
+    BOOST_TEST_REQUIRE(at(r, 0, 0).copying.has_value());
+    BOOST_TEST(at(r, 0, 0).copying->queries == 3u * 23u);
+    BOOST_TEST(at(r, 0, 0).copying->top1_share() == 1.0);
+    BOOST_TEST(at(r, 0, 0).copying->bottom_share() == 0.0);
+    BOOST_TEST(at(r, 0, 0).shows("copy"));
+    BOOST_TEST(at(r, 0, 1).copying->queries == 3u * 12u);
+    BOOST_TEST(at(r, 0, 1).copying->bottom_share() == 1.0);
+    BOOST_TEST(at(r, 0, 1).copying->top1_share() == 0.0);
+    BOOST_TEST(at(r, 0, 1).shows("copy_suppression"));
+    BOOST_TEST(!at(r, 0, 1).shows("copy"));
+    std::mt19937_64 rng(5);
+    std::size_t below = 0;
+    for (int s = 0; s < 3; ++s) {
+        const auto t = detect::repeated_random_tokens(12, 40, 3, rng);
+        for (std::size_t i = 1; i <= 12; ++i) below += t[i] < planted_pass::copied_below ? 1 : 0;
+    }
+    BOOST_TEST(at(r, 1, 0).copying->queries == 3u * 12u);
+    BOOST_TEST(at(r, 1, 0).copying->top1 == below);
+    BOOST_TEST(at(r, 1, 0).shows("copy") == (2 * below >= 36));
+    BOOST_TEST(at(r, 3, 0).copying->top1 == 0u);
+    BOOST_TEST(at(r, 3, 0).copying->bottom == 0u);
+    BOOST_TEST(at(r, 3, 0).copying->queries == 3u * 22u);  // rows 0, 1, 2 attend to BOS
+    // The sink head 2.1 attends to BOS only: no query reads a token, so copying is not measured on it.
+    BOOST_TEST(at(r, 2, 1).copying->queries == 0u);
+    BOOST_TEST(!r.rule("copy")->value(at(r, 2, 1)).has_value());
+    BOOST_TEST(r.copying_not_measured.empty());
+    const auto without = detect::detect_heads(planted_patterns_only{}, o);
+    BOOST_TEST(!at(without, 0, 0).copying.has_value());
+    BOOST_TEST(!at(without, 0, 0).shows("copy"));
+    BOOST_TEST(at(without, 0, 0).previous_token.mean == at(r, 0, 0).previous_token.mean);
+    BOOST_TEST(without.copying_not_measured == "the pass gives no values");
+    // Maps over the memory allowed: 4 layers x 2 heads x 40 x 40 doubles are 102400 bytes.
+    o.copying_memory = 102399;
+    const auto over = detect::detect_heads(pass, o);
+    BOOST_TEST(!at(over, 0, 0).copying.has_value());
+    BOOST_TEST(contains(over.copying_not_measured, "maps into logits would take 102400 bytes, over the 102399 allowed"));
+    o.copying_memory = 102400;
+    BOOST_TEST(at(detect::detect_heads(pass, o), 0, 0).copying.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(detection_refuses_what_it_cannot_run)
 {
     planted_pass pass;
@@ -225,27 +382,32 @@ BOOST_AUTO_TEST_CASE(detection_refuses_what_it_cannot_run)
     BOOST_TEST(detect::detect_heads(pass, o).bos == 2u);
 }
 
-// One head per rule of docs/DETECT.md, and the counts.
+// One head per rule of docs/DETECT.md, and the confusion counts, worked out by hand below.
 BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
 {
     detect::detection_result r;
-    r.layers = 1, r.heads = 8;
-    const std::vector<std::vector<std::string>> shown{{"previous_token"}, {}, {"previous_token"}, {"induction"}, {"duplicate_token"},
-                                                      {"previous_token"}, {}, {"induction"}};
-    for (std::size_t h = 0; h < 8; ++h) {
+    r.layers = 1, r.heads = 10, r.length = 50;
+    r.rules = detect::behaviour_rules(50, 0.5);
+    const std::vector<std::vector<std::string>> shown{{"previous_token", "positional"}, {}, {"previous_token", "positional"}, {"induction"},
+                                                      {"duplicate_token"}, {"previous_token", "positional"}, {}, {"shifted_induction", "copy"},
+                                                      {"sink"}, {}};
+    for (std::size_t h = 0; h < 10; ++h) {
         detect::head_behaviour b;
-        b.head = h, b.induction.mean = 0.4, b.behaviours = shown[h];
+        b.head = h, b.behaviours = shown[h];
+        if (h == 7 || h == 9) b.copying = forward::copy_counts{10, 0, 0};  // copying measured on these two only
         r.per_head.push_back(b);
     }
-    const std::vector<detect::weight_labels> scanned{
-        {0, 0, {"positional", "previous_token"}},  // both confirmed
-        {0, 1, {"previous_token"}},                // contradicted: not shown
-        {0, 2, {"offset_3"}},                      // contradicted: offset 1 instead
-        {0, 3, {"positional", "copy"}},            // positional contradicted by induction; copy not tested
-        {0, 4, {"semantic"}},                      // confirmed by duplicate_token
-        {0, 5, {"semantic"}},                      // contradicted by previous_token
-        {0, 6, {"semantic", "offset_0"}},          // neither shown: not tested twice
-        {0, 7, {}},                                // induction without a weight label
+    std::vector<detect::weight_labels> scanned{
+        {0, 0, {"positional", "previous_token"}, {"previous_token"}, {}},  // both confirmed
+        {0, 1, {"previous_token"}, {"previous_token"}, {}},                // contradicted, and certified
+        {0, 2, {"offset_3"}, {}, {}},                                      // contradicted: offset 3 measured, absent
+        {0, 3, {"positional", "copy"}, {}, {}},                            // positional contradicted; copy not measured: not tested
+        {0, 4, {"semantic"}, {}, {}},                                      // confirmed by duplicate_token
+        {0, 5, {"semantic"}, {}, {}},                                      // contradicted: position without content
+        {0, 6, {"semantic", "sink"}, {}, {}},                              // semantic not tested; sink contradicted
+        {0, 7, {"copy"}, {}, {}},                                          // confirmed
+        {0, 8, {"mystery"}, {}, {}},                                       // not a label the table knows: not tested
+        {0, 9, {"copy_suppression"}, {}, {}},                              // contradicted: measured, absent
     };
     const auto c = detect::compare_weights_with_behaviour(scanned, r);
     const auto verdict_of = [&](std::size_t head, const std::string& label) {
@@ -259,27 +421,173 @@ BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
     BOOST_TEST((verdict_of(0, "previous_token") == verdict::confirmed));
     BOOST_TEST((verdict_of(1, "previous_token") == verdict::contradicted));
     BOOST_TEST((verdict_of(2, "offset_3") == verdict::contradicted));
+    BOOST_TEST((verdict_of(2, "previous_token") == verdict::missed));
     BOOST_TEST((verdict_of(3, "positional") == verdict::contradicted));
     BOOST_TEST((verdict_of(3, "copy") == verdict::not_tested));
+    BOOST_TEST((verdict_of(3, "semantic") == verdict::missed));
     BOOST_TEST((verdict_of(4, "semantic") == verdict::confirmed));
     BOOST_TEST((verdict_of(5, "semantic") == verdict::contradicted));
     BOOST_TEST((verdict_of(6, "semantic") == verdict::not_tested));
-    BOOST_TEST((verdict_of(6, "offset_0") == verdict::not_tested));
-    BOOST_TEST(c.confirmed == 3u);
-    BOOST_TEST(c.contradicted == 4u);
-    BOOST_TEST(c.not_tested == 3u);
-    BOOST_TEST(c.heads_compared == 8u);
-    // Unexplained: head 2's previous_token (offset_3 does not predict it), head 3's induction,
-    // head 5's previous_token, head 7's induction.
-    BOOST_TEST(c.unexplained.size() == 4u);
-    std::set<std::pair<std::size_t, std::string>> unexplained;
-    for (const auto& u : c.unexplained) unexplained.emplace(u.head, u.behaviour);
-    BOOST_TEST(unexplained.contains({2, "previous_token"}));
-    BOOST_TEST(unexplained.contains({3, "induction"}));
-    BOOST_TEST(unexplained.contains({5, "previous_token"}));
-    BOOST_TEST(unexplained.contains({7, "induction"}));
+    BOOST_TEST((verdict_of(6, "sink") == verdict::contradicted));
+    BOOST_TEST((verdict_of(7, "copy") == verdict::confirmed));
+    BOOST_TEST((verdict_of(7, "semantic") == verdict::missed));
+    BOOST_TEST((verdict_of(8, "mystery") == verdict::not_tested));
+    BOOST_TEST((verdict_of(8, "sink") == verdict::missed));
+    BOOST_TEST((verdict_of(9, "copy_suppression") == verdict::contradicted));
+    BOOST_TEST(c.heads_compared == 10u);
+    // label: confirmed, contradicted, missed, not tested, certified contradicted
+    const std::map<std::string, std::array<std::size_t, 5>> expected{
+        {"previous_token", {1, 1, 2, 0, 1}}, {"offset_3", {0, 1, 0, 0, 0}}, {"positional", {1, 1, 2, 0, 0}},   {"semantic", {1, 1, 2, 1, 0}},
+        {"sink", {0, 1, 1, 0, 0}},           {"copy", {1, 0, 0, 1, 0}},     {"copy_suppression", {0, 1, 0, 0, 0}}, {"mystery", {0, 0, 0, 1, 0}}};
+    for (const auto& x : c.per_label) {
+        const auto it = expected.find(x.label);
+        const std::array<std::size_t, 5> got{x.confirmed, x.contradicted, x.missed, x.not_tested, x.certified_contradicted};
+        BOOST_TEST((got == (it == expected.end() ? std::array<std::size_t, 5>{} : it->second)), x.label);
+    }
+    BOOST_TEST(c.per_label.back().label == "mystery");  // after the table's labels
+    const auto t = c.total();
+    BOOST_TEST(t.confirmed == 4u);
+    BOOST_TEST(t.contradicted == 6u);
+    BOOST_TEST(t.missed == 7u);
+    BOOST_TEST(t.not_tested == 3u);
+    BOOST_TEST(t.certified_contradicted == 1u);
     // A head the scan did not cover is not compared.
-    BOOST_TEST(detect::compare_weights_with_behaviour({{0, 9, {"semantic"}}}, r).heads_compared == 0u);
+    BOOST_TEST(detect::compare_weights_with_behaviour({{0, 11, {"semantic"}, {}, {}}}, r).heads_compared == 0u);
+}
+
+namespace {
+/// A scan document of the planted geometry (family llama, 2 layers x 4 heads, 2 kv heads, width 8,
+/// head 2, vocabulary 16) with one head.
+nlohmann::json planted_scan()
+{
+    return {{"model", {{"family", "llama"}, {"architecture", "LlamaForCausalLM"}, {"layers", 2}, {"heads", 4}, {"kv_heads", 2}, {"hidden_size", 8},
+                       {"head_dim", 2}, {"vocab_size", 16}}},
+            {"heads",
+             {{{"layer", 1}, {"head", 3}, {"labels", {"previous_token", "copy"}}, {"certified", {"previous_token"}},
+               {"mean_field", {{"attention_by_offset", {0.1, 0.6, 0.1, 0, 0, 0, 0, 0, 0}}, {"bos", 0.2}}},
+               {"token_copying", {{"top1_share", 0.7}, {"bottom10_share", 0.0}}}}}}};
+}
+
+detect::model_geometry planted_geometry() { return {"llama", "llama2.c", 2, 4, 2, 8, 2, 16}; }
+} // namespace
+
+BOOST_AUTO_TEST_CASE(scan_labels_and_predictions_are_read)
+{
+    const auto s = detect::parse_scan_labels(planted_scan(), "scan.json");
+    BOOST_TEST_REQUIRE(s.heads.size() == 1u);
+    const auto& h = s.heads[0];
+    BOOST_TEST(h.layer == 1u);
+    BOOST_TEST(h.head == 3u);
+    BOOST_TEST(h.has("copy"));
+    BOOST_TEST(h.is_certified("previous_token"));
+    BOOST_TEST(!h.is_certified("copy"));
+    BOOST_TEST_REQUIRE(h.predicted.attention_by_offset.has_value());
+    BOOST_TEST((*h.predicted.attention_by_offset)[1] == 0.6);
+    BOOST_TEST(h.predicted.bos.value_or(-1) == 0.2);
+    BOOST_TEST(h.predicted.top1_share.value_or(-1) == 0.7);
+    // The same model read from another format: the family matches, the architecture string need not.
+    BOOST_TEST(error_of([&] { detect::require_scan_of(s, planted_geometry()); }) == "(no error)");
+    // Today's scans: no certificates, no predictions.
+    auto old = planted_scan();
+    old["heads"][0].erase("certified"), old["heads"][0].erase("mean_field"), old["heads"][0].erase("token_copying");
+    const auto o = detect::parse_scan_labels(old, "old.json");
+    BOOST_TEST(o.heads[0].certified.empty());
+    BOOST_TEST(!o.heads[0].predicted.attention_by_offset.has_value());
+    BOOST_TEST(!o.heads[0].predicted.top1_share.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_scan_of_another_model_or_with_a_head_twice_is_refused)
+{
+    const auto s = detect::parse_scan_labels(planted_scan(), "scan.json");
+    const auto mismatch = [&](auto change) {
+        auto g = planted_geometry();
+        change(g);
+        return error_of([&] { detect::require_scan_of(s, g); });
+    };
+    BOOST_TEST(contains(mismatch([](auto& g) { g.family = "gpt2"; }), "scan.json: the scan is of another model: family llama [LlamaForCausalLM] (this model gpt2 [llama2.c])"));
+    BOOST_TEST(contains(mismatch([](auto& g) { g.layers = 3; }), "layers x heads 2 x 4 (this model 3 x 4)"));
+    BOOST_TEST(contains(mismatch([](auto& g) { g.kv_heads = 4; }), "kv_heads 2 (this model 4)"));
+    BOOST_TEST(contains(mismatch([](auto& g) { g.hidden_size = 16; }), "hidden_size 8 (this model 16)"));
+    BOOST_TEST(contains(mismatch([](auto& g) { g.head_dim = 4; }), "head_dim 2 (this model 4)"));
+    BOOST_TEST(contains(mismatch([](auto& g) { g.vocab_size = 17; }), "vocab_size 16 (this model 17)"));
+    auto twice = planted_scan();
+    twice["heads"].push_back(twice["heads"][0]);
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(twice, "scan.json"); }), "scan.json: heads[1] lists head 1.3 a second time"));
+    bool named = false;
+    try {
+        (void)detect::parse_scan_labels(twice, "scan.json");
+    } catch (const detect::scan_file_error&) {
+        named = true;
+    }
+    BOOST_TEST(named);
+    auto outside = planted_scan();
+    outside["heads"][0]["head"] = 4;
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(outside, "scan.json"); }), "heads[0] names head 1.4, outside the model"));
+    auto no_family = planted_scan();
+    no_family["model"].erase("family");
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(no_family, "scan.json"); }), "lacks the string \"family\""));
+    auto no_kv = planted_scan();
+    no_kv["model"].erase("kv_heads");
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(no_kv, "scan.json"); }), "lacks a non-negative integer \"kv_heads\""));
+    auto short_offsets = planted_scan();
+    short_offsets["heads"][0]["mean_field"]["attention_by_offset"] = {0.5, 0.5};
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(short_offsets, "scan.json"); }), "attention_by_offset is not an array of offsets 0 .. 8"));
+}
+
+// The prediction figures: one per behaviour some head of the scan predicts (here offsets 0 .. 8 and
+// BOS for head 0.0, copying for head 3.1), none for what no head predicts (copy suppression).
+BOOST_AUTO_TEST_CASE(prediction_figures_for_what_the_scan_predicts)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 1;
+    const auto r = detect::detect_heads(pass, o);
+    detect::weight_labels offsets{0, 0, {"previous_token"}, {}, {}}, copying{3, 1, {"copy"}, {}, {}};
+    offsets.predicted.attention_by_offset = std::array<double, 9>{0, 0.9, 0.1, 0, 0, 0, 0, 0, 0};
+    offsets.predicted.bos = 0.05;
+    copying.predicted.top1_share = 0.8;
+    const auto dir = std::filesystem::temp_directory_path() / ("qkov-prediction-figures-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::vector<std::string> skipped;
+    const auto written = detect::write_prediction_figures(r, {offsets, copying}, dir, skipped);
+    std::set<std::string> files;
+    for (const auto& f : written) files.insert(f.file);
+    BOOST_TEST(written.size() == 11u);  // offsets 0 .. 8, sink, copy
+    for (const char* f : {"prediction_previous_token.png", "prediction_offset_0.png", "prediction_offset_8.png", "prediction_sink.png", "prediction_copy.png"}) {
+        BOOST_TEST(files.contains(f), f);
+        BOOST_TEST(std::filesystem::file_size(dir / f) > 1000u, f);
+    }
+    BOOST_TEST((skipped == std::vector<std::string>{"copy_suppression"}));
+    std::filesystem::remove_all(dir);
+}
+
+// The document written, read back and written again is the same document, comparison included.
+BOOST_AUTO_TEST_CASE(detection_document_round_trips)
+{
+    const planted_pass pass;
+    detect::detection_options o;
+    o.length = 12, o.samples = 2;
+    detect::detection_document d;
+    d.result = detect::detect_heads(pass, o);
+    d.model = {{"layers", 4}, {"heads", 2}, {"architecture", "planted"}};
+    d.dtype = "float64";
+    d.compared = detect::compare_weights_with_behaviour({{0, 0, {"previous_token", "copy"}, {"copy"}, {}}, {3, 1, {"semantic"}, {}, {}}}, d.result);
+    d.scan_file = "scan.json";
+    const auto written = detect::detection_json(d);
+    BOOST_TEST(written["schema"] == "qkov.detect/2");
+    const auto read = detect::read_detection_json(written);
+    BOOST_TEST(read.result.per_head.size() == d.result.per_head.size());
+    BOOST_TEST(read.result.per_head[0].copying->queries == d.result.per_head[0].copying->queries);
+    BOOST_TEST(detect::detection_json(read) == written);
+    // Without a comparison: null, read back as none.
+    d.compared.reset();
+    BOOST_TEST(!detect::read_detection_json(detect::detection_json(d)).compared.has_value());
+    auto other = written;
+    other["schema"] = "qkov.detect/1";
+    BOOST_TEST(contains(error_of([&] { (void)detect::read_detection_json(other); }), "not a detection document of schema qkov.detect/2"));
+    other = written;
+    other["heads"][0].erase("bos");
+    BOOST_TEST(contains(error_of([&] { (void)detect::read_detection_json(other); }), "lacks what it should hold"));
 }
 
 BOOST_AUTO_TEST_CASE(bos_token_as_each_file_declares_it)
@@ -333,5 +641,98 @@ BOOST_AUTO_TEST_CASE(stories260k_previous_token_heads_from_its_forward_pass)
         for (std::size_t j = 0; j < n; ++j) row += examples[0].pattern[i * n + j];
         BOOST_TEST(row == 1.0, boost::test_tools::tolerance(1e-5));
         for (std::size_t j = i + 1; j < n; ++j) BOOST_TEST(examples[0].pattern[i * n + j] == 0.0);
+    }
+}
+
+// A head's map into logits against the final norm itself: for an output y of head h (d values), the
+// model's final norm of x = W_o,h y, times the size the norm divided by (sqrt(mean(x^2) + eps), x
+// centred for a LayerNorm) and without its bias, through the unembedding, is head_unembedding y.
+// On GPT-2's fixture (LayerNorm: the centring matters) and the Llama fixture (RMSNorm).
+BOOST_AUTO_TEST_CASE(head_unembedding_is_the_final_norms_scale_then_the_unembedding)
+{
+    const auto shared = test::shared_dir_or_skip("fixtures/models");
+    if (shared.empty()) return;
+    for (const char* name : {"gpt2", "llama"}) {
+        const forward::decoder<double> pass(model::open_model(shared / name));
+        const auto& w = pass.weights();
+        const std::size_t D = w.config.hidden_size, d = w.config.head_dim, l = 1, h = 2;
+        forward::tensor2<double> x = xt::zeros<double>({std::size_t{1}, D});
+        std::vector<double> y(d);
+        for (std::size_t i = 0; i < d; ++i) y[i] = std::sin(1.0 + double(i));  // any output will do
+        for (std::size_t r = 0; r < D; ++r)
+            for (std::size_t i = 0; i < d; ++i) x(0, r) += w.blocks[l].attention.w_o(r, h * d + i) * y[i];
+        auto norm = w.final_norm;
+        norm.bias.clear();
+        double mean = 0, square = 0;
+        if (norm.kind == io::norm_kind::layer_norm)
+            for (std::size_t r = 0; r < D; ++r) mean += x(0, r) / double(D);
+        for (std::size_t r = 0; r < D; ++r) square += (x(0, r) - mean) * (x(0, r) - mean) / double(D);
+        const auto normed = forward::normalized(x, norm);
+        const auto& U = w.output_embedding();
+        const auto map = pass.head_unembedding(l, h);
+        BOOST_TEST_REQUIRE(map.shape()[0] == U.shape()[0]);
+        BOOST_TEST_REQUIRE(map.shape()[1] == d);
+        double largest = 0, worst = 0;
+        for (std::size_t v = 0; v < U.shape()[0]; ++v) {
+            double through_norm = 0, through_map = 0;
+            for (std::size_t r = 0; r < D; ++r) through_norm += U(v, r) * normed(0, r);
+            through_norm *= std::sqrt(square + norm.eps);
+            for (std::size_t i = 0; i < d; ++i) through_map += map(v, i) * y[i];
+            largest = std::max(largest, std::abs(through_norm));
+            worst = std::max(worst, std::abs(through_norm - through_map));
+        }
+        BOOST_TEST(largest > 0.0, name);
+        BOOST_TEST(worst <= 1e-12 * std::max(1.0, largest), name << ": largest difference " << worst << " of logits up to " << largest);
+    }
+}
+
+// The forward pass validated on trained models against an independent NumPy forward pass
+// (/work/shared/trained_models/*/ground_truth.json, 20 draws of [BOS] + r + r with |r| = 50 from
+// numpy's generator). Our draws come from another generator, so the means are compared as two
+// estimates of one expectation: within 4 standard errors of their difference (the ground truth's
+// std over its 20 draws, ddof 0, and our spread over ours) plus 0.02 for what the draws differ in
+// besides chance (numpy draws ids 3 .. V-1, we draw every id but BOS). The TL scores and the repeat
+// attention by shift s = -1 .. 2 of every head; then the behaviours the ground truth's numbers
+// imply, away from its stated borderline (normalized score in (0.4, 0.6)), must be the ones shown.
+BOOST_AUTO_TEST_CASE(trained_models_match_an_independent_forward_pass)
+{
+    for (const char* name : {"llama_rope_induction", "neox_partial_rotary", "gpt2_learned_positions"}) {
+        const auto dir = test::shared_dir_or_skip(std::string("trained_models/") + name);
+        if (dir.empty()) return;
+        std::ifstream in(dir / "ground_truth.json");
+        const auto truth = nlohmann::json::parse(in);
+        const auto model = model::open_model(dir);
+        const forward::decoder<float> pass(model);
+        detect::detection_options o;
+        o.length = 50, o.samples = 20, o.seed = 2025;
+        const auto r = detect::detect_heads(pass, o);
+        const double samples = 20, truth_draws = 20, attainable = 50.0 / 101;
+        const auto agrees = [&](const detect::score_statistics& ours, const nlohmann::json& theirs) {
+            const double error = std::sqrt(ours.spread * ours.spread / samples + std::pow(theirs.at("std").get<double>(), 2) / truth_draws);
+            return std::abs(ours.mean - theirs.at("mean").get<double>()) <= 4 * error + 0.02;
+        };
+        for (const auto& h : r.per_head) {
+            const std::string id = std::to_string(h.layer) + "." + std::to_string(h.head);
+            const auto& t = truth.at("heads").at(id);
+            const auto& tl = t.at("tl_scores");
+            BOOST_TEST(agrees(h.previous_token, tl.at("previous_token")), name << " " << id << " previous_token " << h.previous_token.mean << " vs " << tl.at("previous_token"));
+            BOOST_TEST(agrees(h.duplicate_token, tl.at("duplicate_token")), name << " " << id << " duplicate_token " << h.duplicate_token.mean << " vs " << tl.at("duplicate_token"));
+            BOOST_TEST(agrees(h.induction, tl.at("induction")), name << " " << id << " induction " << h.induction.mean << " vs " << tl.at("induction"));
+            for (const int s : forward::repeat_shifts) {
+                const auto& theirs = t.at("repeat_attention_by_shift").at(std::to_string(s));
+                BOOST_TEST(agrees(h.shift(s), theirs), name << " " << id << " shift " << s << ": " << h.shift(s).mean << " vs " << theirs);
+            }
+            // What the ground truth's numbers imply, where they are clear of the threshold.
+            const auto implied = [&](const char* behaviour, double mean, double reachable) {
+                const double normalized = mean / reachable;
+                if (normalized > 0.4 && normalized < 0.6) return;
+                BOOST_TEST(h.shows(behaviour) == (normalized >= 0.5), name << " " << id << " " << behaviour << " (ground truth " << mean << ")");
+            };
+            implied("previous_token", tl.at("previous_token").at("mean").get<double>(), 100.0 / 101);
+            implied("duplicate_token", tl.at("duplicate_token").at("mean").get<double>(), attainable);
+            implied("induction", tl.at("induction").at("mean").get<double>(), attainable);
+            const auto& by_shift = t.at("repeat_attention_by_shift");
+            implied("shifted_induction", std::max(by_shift.at("-1").at("mean").get<double>(), by_shift.at("2").at("mean").get<double>()), attainable);
+        }
     }
 }

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/detect/detection_figures.hpp"
+#include "qkov/detect/detection_json.hpp"
+#include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/example_patterns.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/io/atomic_file.hpp"
@@ -39,13 +41,38 @@ std::string joined(const std::vector<std::string>& items, const char* none = "-"
 
 std::string score_cell(const detect::score_statistics& s) { return report::format("%.3f ± %.3f", s.mean, s.spread); }
 
+/// The head's strongest offset, as "k: mean".
+std::string strongest_offset(const detect::head_behaviour& h)
+{
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < h.by_offset.size(); ++k)
+        if (h.by_offset[k].mean > h.by_offset[best].mean) best = k;
+    return std::to_string(best) + ": " + report::format("%.3f", h.by_offset[best].mean);
+}
+
+std::string copying_cell(const detect::head_behaviour& h)
+{
+    if (!h.copying) return "-";
+    return report::format("%.2f / %.2f", h.copying->top1_share(), h.copying->bottom_share()) + " of " + std::to_string(h.copying->queries);
+}
+
 report::table heads_table(const detect::detection_result& r)
 {
-    report::table t({"head", "previous_token", "duplicate_token", "induction", "shows"},
-                    {report::column_alignment::left, report::column_alignment::right, report::column_alignment::right, report::column_alignment::right,
-                     report::column_alignment::left});
+    using report::column_alignment;
+    report::table t({"head", "previous_token", "duplicate_token", "induction", "shift -1", "shift 2", "BOS", "top offset", "copy / suppress", "shows"},
+                    {column_alignment::left, column_alignment::right, column_alignment::right, column_alignment::right, column_alignment::right,
+                     column_alignment::right, column_alignment::right, column_alignment::right, column_alignment::right, column_alignment::left});
     for (const auto& h : r.per_head)
-        t.add_row({head_name(h.layer, h.head), score_cell(h.previous_token), score_cell(h.duplicate_token), score_cell(h.induction), joined(h.behaviours)});
+        t.add_row({head_name(h.layer, h.head), score_cell(h.previous_token), score_cell(h.duplicate_token), score_cell(h.induction),
+                   report::format("%.3f", h.shift(-1).mean), report::format("%.3f", h.shift(2).mean), report::format("%.3f", h.bos.mean),
+                   strongest_offset(h), copying_cell(h), joined(h.behaviours)});
+    return t;
+}
+
+report::table rules_table(const detect::detection_result& r)
+{
+    report::table t({"behaviour", "measure", "threshold", "why"}, std::vector(4, report::column_alignment::left));
+    for (const auto& rule : r.rules) t.add_row({rule.name, rule.measure, report::format("%.4f", rule.threshold), rule.reason});
     return t;
 }
 
@@ -57,55 +84,44 @@ report::table side_by_side_table(const std::vector<detect::weight_labels>& scann
         if (h == nullptr) continue;
         std::vector<std::string> verdicts;
         for (const auto& v : c.verdicts)
-            if (v.layer == w.layer && v.head == w.head) verdicts.push_back(v.label + ": " + detect::verdict_name(v.outcome));
-        for (const auto& u : c.unexplained)
-            if (u.layer == w.layer && u.head == w.head) verdicts.push_back(u.behaviour + ": no weight label");
+            if (v.layer == w.layer && v.head == w.head)
+                verdicts.push_back(v.label + (v.certified ? " (certified)" : "") + ": " + detect::verdict_name(v.outcome));
         if (w.labels.empty() && h->behaviours.empty()) continue;  // nothing on either side
         t.add_row({head_name(w.layer, w.head), joined(w.labels), joined(h->behaviours), joined(verdicts)});
     }
     return t;
 }
 
+/// The confusion counts per label, and their total.
+report::table counts_table(const detect::comparison& c)
+{
+    report::table t({"weight label", "confirmed", "contradicted", "certified contradicted", "missed", "not tested"},
+                    {report::column_alignment::left, report::column_alignment::right, report::column_alignment::right, report::column_alignment::right,
+                     report::column_alignment::right, report::column_alignment::right});
+    const auto row = [&t](const detect::label_counts& x) {
+        t.add_row({x.label, std::to_string(x.confirmed), std::to_string(x.contradicted), std::to_string(x.certified_contradicted), std::to_string(x.missed),
+                   std::to_string(x.not_tested)});
+    };
+    for (const auto& x : c.per_label) row(x);
+    row(c.total());
+    return t;
+}
+
+/// Every certified label that behaviour contradicts, as "0.3 previous_token"; empty when none.
+std::vector<std::string> certified_contradictions(const detect::comparison& c)
+{
+    std::vector<std::string> out;
+    for (const auto& v : c.verdicts)
+        if (v.certified && v.outcome == detect::verdict::contradicted) out.push_back(head_name(v.layer, v.head) + " " + v.label);
+    return out;
+}
+
 std::string counts_line(const detect::comparison& c)
 {
-    return std::to_string(c.heads_compared) + " heads compared: " + std::to_string(c.confirmed) + " weight labels confirmed, " +
-           std::to_string(c.contradicted) + " contradicted, " + std::to_string(c.not_tested) + " not tested by these detectors; " +
-           std::to_string(c.unexplained.size()) + " behaviours without a weight label";
-}
-
-nlohmann::json detection_json(const detect::detection_result& r)
-{
-    nlohmann::json attainable, thresholds;
-    for (std::size_t k = 0; k < 3; ++k) attainable[behaviour_names[k]] = r.attainable[k], thresholds[behaviour_names[k]] = r.threshold(k);
-    return {{"sequence", "[BOS] + r + r, r = length distinct token ids drawn without BOS (std::mt19937_64 seeded with seed)"},
-            {"length", r.length},
-            {"tokens_per_sequence", 2 * r.length + 1},
-            {"samples", r.samples},
-            {"seed", r.seed},
-            {"bos", r.bos},
-            {"vocabulary", r.vocabulary},
-            {"measure", "TransformerLens' mul: sum(pattern .* template) / sum(pattern), the attention mass on the template averaged over all queries"},
-            {"spread", "sample standard deviation over the samples (0 for one sample)"},
-            {"attainable", attainable},
-            {"behaviour_fraction", r.behaviour_fraction},
-            {"thresholds", thresholds}};
-}
-
-nlohmann::json comparison_json(const std::string& scan_file, const detect::comparison& c)
-{
-    nlohmann::json verdicts = nlohmann::json::array(), unexplained = nlohmann::json::array();
-    for (const auto& v : c.verdicts)
-        verdicts.push_back({{"layer", v.layer}, {"head", v.head}, {"label", v.label}, {"verdict", detect::verdict_name(v.outcome)}, {"reason", v.reason}});
-    for (const auto& u : c.unexplained) unexplained.push_back({{"layer", u.layer}, {"head", u.head}, {"behaviour", u.behaviour}, {"mean", u.mean}});
-    return {{"scan", scan_file},
-            {"rules", "docs/DETECT.md"},
-            {"heads_compared", c.heads_compared},
-            {"confirmed", c.confirmed},
-            {"contradicted", c.contradicted},
-            {"not_tested", c.not_tested},
-            {"behaviour_without_weight_label", c.unexplained.size()},
-            {"verdicts", verdicts},
-            {"behaviours_without_weight_label", unexplained}};
+    const auto t = c.total();
+    return std::to_string(c.heads_compared) + " heads compared: " + std::to_string(t.confirmed) + " weight labels confirmed, " +
+           std::to_string(t.contradicted) + " contradicted (" + std::to_string(t.certified_contradicted) + " of them certified), " +
+           std::to_string(t.not_tested) + " not tested; " + std::to_string(t.missed) + " behaviours whose label the head lacks (missed)";
 }
 
 std::string markdown_report(const std::string& path, const nlohmann::json& summary, const detect::detection_result& r,
@@ -117,14 +133,9 @@ std::string markdown_report(const std::string& path, const nlohmann::json& summa
     s << "Model: " << summary.value("architecture", std::string()) << ", " << r.layers << " layers x " << r.heads << " heads, vocabulary " << r.vocabulary
       << ".\n\n";
     s << "Each head's attention pattern on " << r.samples << " sequences [BOS] + r + r (|r| = " << r.length << " distinct random tokens, seed " << r.seed
-      << ", BOS " << r.bos << "), scored with TransformerLens' \"mul\" measure: the attention mass on the template, averaged over all "
-      << 2 * r.length + 1 << " queries, as mean ± sample standard deviation. A head *shows* a behaviour when its mean reaches "
-      << report::format("%g", r.behaviour_fraction) << " of what that behaviour can reach on these sequences (docs/DETECT.md):\n\n";
-    report::table thresholds({"behaviour", "template", "attainable", "threshold"}, std::vector(4, report::column_alignment::left));
-    const char* templates[3] = {"key i - 1", "the earlier copy of the query's token (i - |r|)", "the token after that copy (i - |r| + 1)"};
-    for (std::size_t k = 0; k < 3; ++k)
-        thresholds.add_row({behaviour_names[k], templates[k], report::format("%.4f", r.attainable[k]), report::format("%.4f", r.threshold(k))});
-    s << thresholds.markdown() << "\n";
+      << ", BOS " << r.bos << "), as mean ± sample standard deviation over the sequences. A head *shows* a behaviour when its measure reaches the "
+      << "threshold (docs/DETECT.md):\n\n"
+      << rules_table(r).markdown() << "\n";
     std::size_t showing = 0;
     for (const auto& h : r.per_head) showing += h.behaviours.empty() ? 0 : 1;
     s << showing << " of " << r.per_head.size() << " heads show at least one behaviour.\n\n";
@@ -132,9 +143,11 @@ std::string markdown_report(const std::string& path, const nlohmann::json& summa
     s << "## Every head\n\n" << heads_table(r).markdown() << "\n";
     if (c) {
         s << "## Weights against behaviour\n\nWeight labels from `" << scan_file
-          << "` (hypotheses from `qkov scan`, docs/SCAN-LABELS.md) beside the behaviours measured here; heads with neither are left out. "
-          << counts_line(*c) << ". Disagreements are findings about the model or the labels, not failures.\n\n"
-          << side_by_side_table(scanned, r, *c).markdown() << "\n";
+          << "` (hypotheses from `qkov scan`, docs/SCAN-LABELS.md) beside the behaviours measured here. " << counts_line(*c)
+          << ". Disagreements are findings about the model or the labels, not failures.\n\n";
+        if (const auto bad = certified_contradictions(*c); !bad.empty())
+            s << "**Certified labels that behaviour contradicts: " << report::joined(bad) << ".**\n\n";
+        s << counts_table(*c).markdown() << "\n" << side_by_side_table(scanned, r, *c).markdown() << "\n";
     }
     return s.str();
 }
@@ -150,6 +163,12 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     if (pass.weights().positions.size() != 0 && 2 * o.length + 1 > pass.weights().positions.shape()[0])
         throw std::invalid_argument("qkov: --length " + std::to_string(o.length) + " makes sequences of " + std::to_string(2 * o.length + 1) +
                                     " tokens, but the model has learned positions for " + std::to_string(pass.weights().positions.shape()[0]));
+    // The scan is read and checked against the model before the forward passes, so a wrong file costs nothing.
+    std::optional<detect::scan_labels> scan;
+    if (!o.scan.empty()) {
+        scan = detect::read_scan_labels(o.scan);
+        detect::require_scan_of(*scan, detect::geometry_of(c));
+    }
     options.on_sample = [&](std::size_t done, std::size_t total) {
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
         std::cerr << "qkov detect: sample " << done << " of " << total << " (" << report::format("%.1f", t.count()) << " s)\n";
@@ -157,103 +176,53 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     std::cerr << "qkov detect: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, " << o.samples << " samples of " << 2 * o.length + 1
               << " tokens, " << o.dtype << "\n";
     const auto r = detect::detect_heads(pass, options);
+    if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
 
-    std::vector<detect::weight_labels> scanned;
+    const std::vector<detect::weight_labels> scanned = scan ? scan->heads : std::vector<detect::weight_labels>{};
     std::optional<detect::comparison> comparison;
-    if (!o.scan.empty()) {
-        scanned = read_scan_labels(o.scan, c.layers, c.heads);
-        comparison = detect::compare_weights_with_behaviour(scanned, r);
-    }
+    if (scan) comparison = detect::compare_weights_with_behaviour(scanned, r);
 
     std::cout << heads_table(r).aligned();
-    for (std::size_t k = 0; k < 3; ++k) {
+    for (const auto& rule : r.rules) {
         std::vector<std::string> heads;
         for (const auto& h : r.per_head)
-            if (h.shows(behaviour_names[k])) heads.push_back(head_name(h.layer, h.head));
-        std::cout << behaviour_names[k] << " (mean >= " << report::format("%.3f", r.threshold(k)) << "): " << joined(heads, "no head") << "\n";
+            if (h.shows(rule.name)) heads.push_back(head_name(h.layer, h.head));
+        std::cout << rule.name << " (>= " << report::format("%.3f", rule.threshold) << "): " << joined(heads, "no head") << "\n";
     }
-    if (comparison) std::cout << "weights against behaviour (" << o.scan << "):\n" << side_by_side_table(scanned, r, *comparison).aligned() << counts_line(*comparison) << "\n";
+    if (comparison) {
+        std::cout << "weights against behaviour (" << o.scan << "):\n"
+                  << side_by_side_table(scanned, r, *comparison).aligned() << counts_table(*comparison).aligned() << counts_line(*comparison) << "\n";
+        if (const auto bad = certified_contradictions(*comparison); !bad.empty()) {
+            const std::string loud = "qkov detect: CERTIFIED LABELS CONTRADICTED BY BEHAVIOUR: " + report::joined(bad) + "\n";
+            std::cout << loud;
+            std::cerr << loud;
+        }
+    }
 
     const nlohmann::json summary = model_summary(model);
     std::vector<detect::detection_figure> figures;
     if (!o.figures.empty()) {
         figures = detect::write_detection_figures(r, detect::example_patterns(pass, r), o.figures);
+        if (scan) {
+            std::vector<std::string> unpredicted;
+            for (auto& f : detect::write_prediction_figures(r, scanned, o.figures, unpredicted)) figures.push_back(std::move(f));
+            if (!unpredicted.empty())
+                std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
+        }
         std::cout << figures.size() << " figures in " << o.figures << "\n";
     }
     if (!o.markdown.empty())
         report::write_report_file(o.markdown, markdown_report(o.path, summary, r, figures, o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown),
                                                               o.scan, scanned, comparison));
     if (!o.json.empty()) {
-        nlohmann::json j;
-        j["model"] = summary;
-        j["model"]["path"] = o.path;
-        j["detection"] = detection_json(r);
-        j["detection"]["dtype"] = o.dtype;
-        nlohmann::json heads = nlohmann::json::array();
-        for (const auto& h : r.per_head)
-            heads.push_back({{"layer", h.layer},
-                             {"head", h.head},
-                             {"previous_token", h.previous_token.mean},
-                             {"duplicate_token", h.duplicate_token.mean},
-                             {"induction", h.induction.mean},
-                             {"spread", {{"previous_token", h.previous_token.spread}, {"duplicate_token", h.duplicate_token.spread}, {"induction", h.induction.spread}}},
-                             {"shows", h.behaviours}});
-        j["heads"] = std::move(heads);
-        j["comparison"] = comparison ? comparison_json(o.scan, *comparison) : nlohmann::json(nullptr);
-        io::write_file_atomically(o.json, j.dump(1) + "\n");
+        detect::detection_document d{summary, o.dtype, r, comparison, o.scan};
+        d.model["path"] = o.path;
+        io::write_file_atomically(o.json, detect::detection_json(d).dump(1) + "\n");
     }
     return 0;
 }
 
-/// The scan JSON's value at `key` as an unsigned integer; anything else is an error naming it.
-std::size_t index_field(const nlohmann::json& j, const char* key, const std::string& file, const std::string& where)
-{
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0)
-        throw std::runtime_error("qkov: " + file + ": " + where + " lacks a non-negative integer \"" + key + "\" (is it the JSON of qkov scan --json?)");
-    return it->get<std::size_t>();
-}
-
 } // namespace
-
-std::vector<detect::weight_labels> read_scan_labels(const std::string& file, std::size_t layers, std::size_t heads)
-{
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) throw std::runtime_error("qkov: --scan " + file + ": not a regular file");
-    constexpr std::uintmax_t limit = std::uintmax_t{1} << 30;
-    if (fs::file_size(file, ec) > limit) throw std::runtime_error("qkov: --scan " + file + ": larger than 1 GiB, not a scan's JSON");
-    std::ifstream in(file, std::ios::binary);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw std::runtime_error("qkov: --scan " + file + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j.contains("heads") || !j["heads"].is_array())
-        throw std::runtime_error("qkov: --scan " + file + ": expected an object with \"model\" and \"heads\", as qkov scan --json writes");
-    const std::size_t scan_layers = index_field(j["model"], "layers", file, "\"model\""), scan_heads = index_field(j["model"], "heads", file, "\"model\"");
-    if (scan_layers != layers || scan_heads != heads)
-        throw std::runtime_error("qkov: --scan " + file + ": the scan is of a model with " + std::to_string(scan_layers) + " layers x " +
-                                 std::to_string(scan_heads) + " heads, this model has " + std::to_string(layers) + " x " + std::to_string(heads));
-    std::vector<detect::weight_labels> out;
-    for (std::size_t i = 0; i < j["heads"].size(); ++i) {
-        const auto& h = j["heads"][i];
-        const std::string where = "heads[" + std::to_string(i) + "]";
-        if (!h.is_object()) throw std::runtime_error("qkov: --scan " + file + ": " + where + " is not an object");
-        detect::weight_labels w{index_field(h, "layer", file, where), index_field(h, "head", file, where), {}};
-        if (w.layer >= layers || w.head >= heads)
-            throw std::runtime_error("qkov: --scan " + file + ": " + where + " names head " + head_name(w.layer, w.head) + ", outside the model");
-        const auto labels = h.find("labels");
-        if (labels == h.end() || !labels->is_array()) throw std::runtime_error("qkov: --scan " + file + ": " + where + " lacks a \"labels\" array");
-        for (const auto& l : *labels) {
-            if (!l.is_string()) throw std::runtime_error("qkov: --scan " + file + ": " + where + " has a label that is not a string");
-            w.labels.push_back(l.get<std::string>());
-        }
-        out.push_back(std::move(w));
-    }
-    return out;
-}
 
 int detect(const detect_cli_options& o)
 {

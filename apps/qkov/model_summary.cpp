@@ -4,16 +4,6 @@ namespace qkov::app {
 
 namespace {
 
-const char* family_name(io::model_family f)
-{
-    switch (f) {
-    case io::model_family::gpt2: return "gpt2";
-    case io::model_family::gpt_neox: return "gpt_neox";
-    case io::model_family::llama: return "llama";
-    }
-    return "?";
-}
-
 std::string stored_dtype(const io::tensor_source& source)
 {
     std::string dtype;
@@ -39,7 +29,7 @@ nlohmann::json model_summary(const model::attention_model& m)
     const auto& c = m.config();
     nlohmann::json j;
     j["architecture"] = c.architecture;
-    j["family"] = family_name(c.family);
+    j["family"] = io::model_family_name(c.family);
     j["format"] = m.source().format();
     j["dtype"] = stored_dtype(m.source());
     j["hidden_size"] = c.hidden_size;

@@ -3,16 +3,24 @@
 // the pattern of the strongest head of each behaviour on the first sequence (example_patterns.hpp),
 // its causal upper triangle grey. File names say what they show: previous_token.png,
 // pattern_induction_1.4.png.
+//
+// With a scan, one scatter per behaviour the weights predict (prediction_<behaviour>.png): x the
+// weights' prediction, y the measured value, one dot per head, and the label's and the behaviour's
+// thresholds as lines, so a head's place says which of confirmed / contradicted / missed it is.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "qkov/detect/example_patterns.hpp"
+#include "qkov/detect/scan_labels.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/report/layer_head_heatmap.hpp"
+#include "qkov/report/line_plot.hpp"
 #include "qkov/report/number_text.hpp"
 
 namespace qkov::detect {
@@ -43,7 +51,7 @@ inline std::vector<detection_figure> write_detection_figures(const detection_res
         const std::size_t n = e.tokens.size();
         const std::string name = model::head_name(e.layer, e.head);
         report::heatmap_options o;
-        o.title = "head " + name + " (" + e.behaviour + ", mean score " + report::format("%.3f", e.mean_score) + ") on [BOS] + r + r, |r| = " +
+        o.title = "head " + name + " (" + e.behaviour + ", measured " + report::format("%.3f", e.measured) + ") on [BOS] + r + r, |r| = " +
                   std::to_string(r.length);
         o.colour_label = "attention weight";
         o.colour_min = 0.0, o.colour_max = 1.0;
@@ -51,6 +59,76 @@ inline std::vector<detection_figure> write_detection_figures(const detection_res
         const std::string file = "pattern_" + e.behaviour + "_" + name + ".png";
         report::heatmap(n, n, e.pattern, std::move(o)).save(dir / file);
         written.push_back({file, "pattern of head " + name + ", the strongest " + e.behaviour + " head"});
+    }
+    return written;
+}
+
+/// A behaviour the weights predict a number for: that number (x), the measured one (y), and the
+/// threshold each side reads a head by.
+struct predicted_behaviour {
+    std::string behaviour, prediction, measurement;
+    double label_threshold = 0, behaviour_threshold = 0;
+    std::function<std::optional<double>(const weight_predictions&)> predicted;
+    std::function<std::optional<double>(const head_behaviour&)> measured;
+};
+
+/// Every behaviour the scan's predictions bear on: offsets 0 .. largest_offset (offset 1 as
+/// previous_token, measured as mean A[i, i - 1] like the other offsets, not as the TL score), BOS,
+/// copying and its suppression (measured as their rules measure them).
+inline std::vector<predicted_behaviour> predicted_behaviours(const detection_result& r)
+{
+    std::vector<predicted_behaviour> out;
+    for (std::size_t k = 0; k <= forward::largest_offset; ++k)
+        out.push_back({k == 1 ? "previous_token" : "offset_" + std::to_string(k), "predicted attention at offset " + std::to_string(k),
+                       "measured mean A[i, i - " + std::to_string(k) + "]", 0.5, r.behaviour_fraction,
+                       [k](const weight_predictions& p) -> std::optional<double> {
+                           if (!p.attention_by_offset) return std::nullopt;
+                           return (*p.attention_by_offset)[k];
+                       },
+                       [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].mean; }});
+    const auto measured_by_rule = [&r](const char* behaviour) { return r.rule(behaviour)->value; };
+    out.push_back({"sink", "predicted attention to BOS", "measured mean attention to BOS", sink_threshold, r.rule("sink")->threshold,
+                   [](const weight_predictions& p) { return p.bos; }, measured_by_rule("sink")});
+    out.push_back({"copy", "predicted share of tokens ranked top-1 in their own OV row", "measured share of queries copying the attended token", 0.5,
+                   r.rule("copy")->threshold, [](const weight_predictions& p) { return p.top1_share; }, measured_by_rule("copy")});
+    out.push_back({"copy_suppression", "predicted share of tokens in their own OV row's bottom 10", "measured share of queries suppressing the attended token",
+                   0.5, r.rule("copy_suppression")->threshold, [](const weight_predictions& p) { return p.bottom10_share; },
+                   measured_by_rule("copy_suppression")});
+    return out;
+}
+
+/// One scatter per predicted behaviour some head of the scan has a prediction for, into `dir`;
+/// `skipped` gets the behaviours no head predicts (the caller says so).
+inline std::vector<detection_figure> write_prediction_figures(const detection_result& r, const std::vector<weight_labels>& scanned,
+                                                              const std::filesystem::path& dir, std::vector<std::string>& skipped)
+{
+    std::filesystem::create_directories(dir);
+    std::vector<detection_figure> written;
+    for (const auto& p : predicted_behaviours(r)) {
+        std::vector<double> x, y;
+        for (const auto& w : scanned) {
+            const head_behaviour* h = r.find(w.layer, w.head);
+            if (h == nullptr) continue;
+            const auto predicted = p.predicted(w.predicted);
+            const auto measured = p.measured(*h);
+            if (predicted && measured) x.push_back(*predicted), y.push_back(*measured);
+        }
+        if (x.empty()) {
+            skipped.push_back(p.behaviour);
+            continue;
+        }
+        report::line_plot plot({.title = p.behaviour + ": the weights' prediction against the forward pass, " + std::to_string(x.size()) + " heads",
+                                .x_label = p.prediction,
+                                .y_label = p.measurement,
+                                .legend = report::legend_position::best});
+        plot.add_series("heads", x, y, {.colour = std::nullopt, .line_width = 0, .markers = true});
+        plot.add_series("label threshold " + report::format("%g", p.label_threshold), {p.label_threshold, p.label_threshold}, {0.0, 1.0},
+                        {.colour = report::rgb{120, 120, 120}, .line_width = 1, .markers = false});
+        plot.add_series("behaviour threshold " + report::format("%g", p.behaviour_threshold), {0.0, 1.0}, {p.behaviour_threshold, p.behaviour_threshold},
+                        {.colour = report::rgb{213, 94, 0}, .line_width = 1, .markers = false});
+        const std::string file = "prediction_" + p.behaviour + ".png";
+        plot.save(dir / file);
+        written.push_back({file, p.behaviour + ": predicted from the weights against measured, one dot per head"});
     }
     return written;
 }

@@ -1,5 +1,6 @@
-// What a detected behaviour looks like: for each behaviour some head shows, the pattern of the head
-// that shows it most strongly, on the detection's first sequence (the same seed gives the same
+// What a detected behaviour looks like: for each behaviour some head shows (every row of
+// behaviour_rules()), the pattern of the head that shows it most strongly (its measured value
+// highest), on the detection's first sequence (the same seed gives the same
 // tokens, kept in the result). One more forward pass keeps only those few n x n patterns.
 #pragma once
 
@@ -16,22 +17,23 @@ namespace qkov::detect {
 struct example_pattern {
     std::string behaviour;
     std::size_t layer = 0, head = 0;
-    double mean_score = 0;
+    double measured = 0;  ///< the value its rule compares with the threshold
     std::vector<token_id> tokens;
     std::vector<double> pattern;  ///< n x n, row = query, row-major
 };
 
-/// The strongest head of each behaviour any head shows, in behaviour_names' order.
+/// The strongest head of each behaviour any head shows, in the order of the result's rules.
 template <pattern_source Pass>
 std::vector<example_pattern> example_patterns(const Pass& pass, const detection_result& r)
 {
     using T = typename Pass::scalar;
     std::vector<example_pattern> out;
-    for (std::size_t k = 0; k < 3; ++k) {
+    for (const auto& rule : r.rules) {
         const head_behaviour* best = nullptr;
+        double best_value = 0;
         for (const auto& h : r.per_head)
-            if (h.shows(behaviour_names[k]) && (best == nullptr || h.score(k).mean > best->score(k).mean)) best = &h;
-        if (best) out.push_back({behaviour_names[k], best->layer, best->head, best->score(k).mean, {}, {}});
+            if (h.shows(rule.name) && (best == nullptr || *rule.value(h) > best_value)) best = &h, best_value = *rule.value(h);
+        if (best) out.push_back({rule.name, best->layer, best->head, best_value, {}, {}});
     }
     if (out.empty()) return out;
     const auto& tokens = r.first_sequence;

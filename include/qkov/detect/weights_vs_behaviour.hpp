@@ -1,18 +1,19 @@
 // Where a head's labels from its weights (qkov scan, docs/SCAN-LABELS.md) and its measured
-// behaviour (head_detection.hpp) agree. Each weight label is a hypothesis about the pattern a head
-// makes; the detectors test three patterns, so a label is confirmed or contradicted only where one
-// of them bears on it, and "not tested" otherwise. The rules (docs/DETECT.md):
+// behaviour (head_detection.hpp) agree. Each weight label is a hypothesis about what the head does;
+// label_rules() is the one table saying which measured behaviours confirm it and which contradict
+// it (docs/DETECT.md), so a new label is one row.
 //
-//   weight label       confirmed when the head shows     contradicted when it shows
-//   previous_token     previous_token                    anything else (the label predicts it)
-//   offset_k (k != 1)  -                                 previous_token (offset 1, not k)
-//   positional         previous_token                    duplicate_token or induction (content)
-//   semantic           duplicate_token or induction      previous_token without either
-//   copy               -                                 -   (an OV property; patterns do not see it)
-//
-// previous_token's "anything else" means: the head does not show previous_token. A behaviour a head
-// shows that none of its weight labels is confirmed by is listed as "behaviour without a weight
-// label". Disagreements are findings about the model or the labels, not failures of either.
+// For a label on a head:
+//   confirmed     the head shows a confirming behaviour;
+//   contradicted  otherwise, the head shows a contradicting behaviour, or the label predicts a
+//                 behaviour (absence_contradicts) that was measured on the head and is absent;
+//   not tested    otherwise (nothing measured bears on the label).
+// And for a head without the label:
+//   missed        the head shows a confirming behaviour of a label it does not carry.
+// A contradicted label the scan certified ("certified" in its JSON) is counted apart: a certificate
+// that behaviour contradicts is a finding about the certificate's assumptions, to be read first.
+// Disagreements are findings about the model or the labels, not failures of either: the labels read
+// each head alone from the embedding side, the forward pass sees what earlier layers wrote.
 #pragma once
 
 #include <cstddef>
@@ -21,63 +22,121 @@
 #include <vector>
 
 #include "qkov/detect/head_detection.hpp"
+#include "qkov/detect/scan_labels.hpp"
 #include "qkov/report/joined_text.hpp"
 
 namespace qkov::detect {
 
-/// One head's labels as the scan gave them.
-struct weight_labels {
-    std::size_t layer = 0, head = 0;
-    std::vector<std::string> labels;
+/// One weight label: the behaviours that confirm it, those that contradict it, and why.
+struct label_rule {
+    std::string label;
+    std::vector<std::string> confirming;     ///< any of these shown confirms the label
+    std::vector<std::string> contradicting;  ///< shown, with none confirming, contradicts it
+    bool absence_contradicts = false;        ///< the label predicts a confirming behaviour: its measured absence contradicts
+    std::string reason;
 };
 
-enum class verdict { confirmed, contradicted, not_tested };
+/// The offset behaviours offset_k, k = 0 .. largest_offset but 1 (previous_token).
+inline std::vector<std::string> offset_behaviours()
+{
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k <= forward::largest_offset; ++k)
+        if (k != 1) out.push_back("offset_" + std::to_string(k));
+    return out;
+}
+
+/// Every weight label the comparison knows, in the order tables list them.
+inline std::vector<label_rule> label_rules()
+{
+    std::vector<label_rule> rules{{"previous_token", {"previous_token"}, {}, true, "predicts a majority of the attention one token back"}};
+    for (const auto& offset : offset_behaviours())
+        rules.push_back({offset, {offset}, {}, true, "predicts a majority of the attention " + offset.substr(7) + " tokens back"});
+    std::vector<std::string> positional{"positional", "previous_token"}, position_only = offset_behaviours();
+    positional.insert(positional.end(), position_only.begin(), position_only.end());
+    position_only.insert(position_only.begin(), {"previous_token", "positional"});
+    rules.push_back({"positional", positional, {}, true, "predicts attention by position: two offsets hold a majority"});
+    rules.push_back({"sink", {"sink"}, {}, true, "predicts at least 0.3 of the attention on BOS"});
+    rules.push_back({"semantic", {"duplicate_token", "induction", "shifted_induction"}, position_only, false,
+                     "predicts attention by content; on repeated tokens content shows as attention to, or next to, the earlier copy, and "
+                     "attention by position alone contradicts it"});
+    rules.push_back({"copy", {"copy"}, {}, true, "predicts that the head's output raises the token it attends to"});
+    rules.push_back({"copy_suppression", {"copy_suppression"}, {}, true, "predicts that the head's output lowers the token it attends to"});
+    return rules;
+}
+
+enum class verdict { confirmed, contradicted, missed, not_tested };
 
 inline const char* verdict_name(verdict v)
 {
-    return v == verdict::confirmed ? "confirmed" : v == verdict::contradicted ? "contradicted" : "not tested";
+    switch (v) {
+    case verdict::confirmed: return "confirmed";
+    case verdict::contradicted: return "contradicted";
+    case verdict::missed: return "missed";
+    case verdict::not_tested: return "not tested";
+    }
+    return "?";
 }
 
 struct label_verdict {
     std::size_t layer = 0, head = 0;
     std::string label;
     verdict outcome = verdict::not_tested;
-    std::string reason;  ///< the behaviours (and scores) the verdict rests on
+    bool certified = false;  ///< the scan certified the label
+    std::string reason;      ///< the behaviours the verdict rests on
 };
 
-struct unexplained_behaviour {
-    std::size_t layer = 0, head = 0;
-    std::string behaviour;
-    double mean = 0;
+/// One label's confusion counts over the heads compared.
+struct label_counts {
+    std::string label;
+    std::size_t confirmed = 0, contradicted = 0, missed = 0, not_tested = 0, certified_contradicted = 0;
 };
 
 struct comparison {
-    std::vector<label_verdict> verdicts;            ///< one per (head, weight label)
-    std::vector<unexplained_behaviour> unexplained;  ///< behaviours no weight label of the head predicts
-    std::size_t confirmed = 0, contradicted = 0, not_tested = 0, heads_compared = 0;
+    std::vector<label_verdict> verdicts;  ///< one per (head, label carried), and one per missed (head, label)
+    std::vector<label_counts> per_label;  ///< label_rules()' order, then labels outside it as met
+    std::size_t heads_compared = 0;
+
+    [[nodiscard]] label_counts total() const
+    {
+        label_counts t{"all labels"};
+        for (const auto& c : per_label)
+            t.confirmed += c.confirmed, t.contradicted += c.contradicted, t.missed += c.missed, t.not_tested += c.not_tested,
+                t.certified_contradicted += c.certified_contradicted;
+        return t;
+    }
 };
 
 namespace detail {
 
-/// The behaviours that confirm `label`, and those that contradict it (applied when none confirms).
-struct label_rule {
-    std::vector<std::string> confirming, contradicting;
-    bool contradicted_without_confirmation = false;  ///< previous_token: absence of the behaviour contradicts
-};
-
-inline label_rule rule_for(const std::string& label)
-{
-    if (label == "previous_token") return {{"previous_token"}, {}, true};
-    if (label.starts_with("offset_")) return {{}, {"previous_token"}, false};
-    if (label == "positional") return {{"previous_token"}, {"duplicate_token", "induction"}, false};
-    if (label == "semantic") return {{"duplicate_token", "induction"}, {"previous_token"}, false};
-    return {};  // copy, and any label the detectors do not bear on
-}
-
 inline std::string shown_list(const head_behaviour& h)
 {
-    if (h.behaviours.empty()) return "shows none of the three behaviours";
+    if (h.behaviours.empty()) return "shows no behaviour";
     return "shows " + report::joined(h.behaviours);
+}
+
+inline bool shows_any(const head_behaviour& h, const std::vector<std::string>& behaviours)
+{
+    for (const auto& b : behaviours)
+        if (h.shows(b)) return true;
+    return false;
+}
+
+/// Every behaviour in `behaviours` was measured on the head (copying may not have been).
+inline bool all_measured(const detection_result& r, const head_behaviour& h, const std::vector<std::string>& behaviours)
+{
+    for (const auto& b : behaviours) {
+        const behaviour_rule* rule = r.rule(b);
+        if (rule == nullptr || !rule->value(h)) return false;
+    }
+    return true;
+}
+
+inline label_counts& counts_of(comparison& c, const std::string& label)
+{
+    for (auto& x : c.per_label)
+        if (x.label == label) return x;
+    c.per_label.push_back({label});
+    return c.per_label.back();
 }
 
 } // namespace detail
@@ -86,34 +145,36 @@ inline std::string shown_list(const head_behaviour& h)
 inline comparison compare_weights_with_behaviour(const std::vector<weight_labels>& scanned, const detection_result& detected)
 {
     comparison out;
+    const auto rules = label_rules();
+    for (const auto& rule : rules) out.per_label.push_back({rule.label});
+    const auto rule_of = [&rules](const std::string& label) -> const label_rule* {
+        for (const auto& r : rules)
+            if (r.label == label) return &r;
+        return nullptr;
+    };
     for (const auto& w : scanned) {
         const head_behaviour* found = detected.find(w.layer, w.head);
         if (found == nullptr) continue;
         const head_behaviour& h = *found;
         ++out.heads_compared;
-        std::vector<std::string> explained;
         for (const auto& label : w.labels) {
-            const auto rule = detail::rule_for(label);
-            label_verdict v{w.layer, w.head, label, verdict::not_tested, detail::shown_list(h)};
-            for (const auto& b : rule.confirming)
-                if (h.shows(b)) v.outcome = verdict::confirmed, explained.push_back(b);
-            if (v.outcome != verdict::confirmed) {
-                bool against = rule.contradicted_without_confirmation;
-                for (const auto& b : rule.contradicting) against = against || h.shows(b);
-                if (against) v.outcome = verdict::contradicted;
-                else if (rule.confirming.empty() && rule.contradicting.empty())
-                    v.reason = "no detector measures what '" + label + "' predicts";
-            }
-            (v.outcome == verdict::confirmed ? out.confirmed : v.outcome == verdict::contradicted ? out.contradicted : out.not_tested) += 1;
+            label_verdict v{w.layer, w.head, label, verdict::not_tested, w.is_certified(label), detail::shown_list(h)};
+            const label_rule* rule = rule_of(label);
+            if (rule == nullptr) v.reason = "'" + label + "' is not a label the comparison knows";
+            else if (detail::shows_any(h, rule->confirming)) v.outcome = verdict::confirmed;
+            else if (detail::shows_any(h, rule->contradicting) || (rule->absence_contradicts && detail::all_measured(detected, h, rule->confirming)))
+                v.outcome = verdict::contradicted;
+            else if (rule->absence_contradicts) v.reason = "not measured on this head: " + report::joined(rule->confirming);
+            auto& counts = detail::counts_of(out, label);
+            (v.outcome == verdict::confirmed ? counts.confirmed : v.outcome == verdict::contradicted ? counts.contradicted : counts.not_tested) += 1;
+            if (v.outcome == verdict::contradicted && v.certified) ++counts.certified_contradicted;
             out.verdicts.push_back(std::move(v));
         }
-        for (std::size_t k = 0; k < 3; ++k) {
-            const std::string b = behaviour_names[k];
-            if (!h.shows(b)) continue;
-            bool is_explained = false;
-            for (const auto& e : explained) is_explained = is_explained || e == b;
-            if (!is_explained) out.unexplained.push_back({h.layer, h.head, b, h.score(k).mean});
-        }
+        for (const auto& rule : rules)
+            if (!w.has(rule.label) && detail::shows_any(h, rule.confirming)) {
+                out.verdicts.push_back({w.layer, w.head, rule.label, verdict::missed, false, detail::shown_list(h)});
+                ++detail::counts_of(out, rule.label).missed;
+            }
     }
     return out;
 }

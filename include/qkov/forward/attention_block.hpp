@@ -7,7 +7,8 @@
 // head, its keys are rotated once (GQA: the query heads of a group share them); per query head, its
 // queries are rotated, its pattern computed (1/sqrt(d), causal), handed to the visitor, and used at
 // once: z_h = pattern V_h. Only one L x L pattern is alive at a time. The block's output is
-// [z_0 ... z_{H-1}] W_o^T + b_o.
+// [z_0 ... z_{H-1}] W_o^T + b_o. A second, optional visitor also sees the head's values V_h (n x d),
+// for what needs the head's output and not only where it attends (the copying detector).
 //
 // RoPE is per layer (model_config::rope_at): every rotating layer of a model shares one schedule,
 // so a run tabulates its angles once and a NoPE layer (SmolLM3) is handed no rotation.
@@ -31,6 +32,11 @@ namespace qkov::forward {
 /// Called once per (layer, head) with that head's pattern (n x n, row = query, causal).
 template <class T>
 using pattern_visitor = std::function<void(std::size_t layer, std::size_t head, const tensor2<T>& pattern)>;
+
+/// Called once per (layer, head) with its pattern and its values V_h (n x d, the kv head's under
+/// GQA): the head's output before W_o is pattern V_h.
+template <class T>
+using value_visitor = std::function<void(std::size_t layer, std::size_t head, const tensor2<T>& pattern, const tensor2<T>& values)>;
 
 /// The rotation of one run: the layout of a head and cos/sin tabulated for the run's positions.
 template <class T>
@@ -73,7 +79,7 @@ const rope_rotation_setting<T>* layer_rotation(const std::optional<rope_rotation
 /// layer's rotation (layer_rotation), nullptr for none.
 template <class T>
 tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, const io::model_config& c, std::size_t layer,
-                           const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit = {})
+                           const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit = {}, const value_visitor<T>& visit_values = {})
 {
     const std::size_t n = x.shape()[0], d = c.head_dim, H = c.heads, group = c.heads / c.kv_heads;
     const tensor2<T> q = detail::affine(x, a.w_q, a.b_q), k = detail::affine(x, a.w_k, a.b_k), v = detail::affine(x, a.w_v, a.b_v);
@@ -90,6 +96,7 @@ tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, co
         if (rope) numeric::rotate_rows(queries, rope->layout, rope->angles);
         const tensor2<T> pattern = numeric::attention_pattern(queries, keys[h / group], scale, numeric::masking::causal);
         if (visit) visit(layer, h, pattern);
+        if (visit_values) visit_values(layer, h, pattern, values[h / group]);
         numeric::product_into(pattern, values[h / group], numeric::transposed::no, z, h * d);  // head h's columns of z, in place
     }
     return detail::affine(z, a.w_o, a.b_o);

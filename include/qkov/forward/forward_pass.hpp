@@ -69,24 +69,49 @@ public:
     }
 
     /// The residual stream after the last block (n x D), before the final norm: the whole pass
-    /// but the unembedding, for what needs only the patterns (the head detectors).
-    [[nodiscard]] tensor2<T> residual_stream(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
+    /// but the unembedding, for what needs only the patterns and values (the head detectors).
+    [[nodiscard]] tensor2<T> residual_stream(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {},
+                                             const value_visitor<T>& visit_values = {}) const
     {
-        return residual_stream_of(embed(tokens), visit);
+        return residual_stream_of(embed(tokens), visit, {}, visit_values);
     }
 
     /// The same pass from residual vectors the caller built (n x D, positions 0 .. n - 1, learned
     /// positions not added): what a token sequence cannot express, such as the mean token embedding
     /// at every position (the scan's proxy pass, scan/proxy_pass.hpp). `on_input` sees each
     /// layer's normed attention input.
-    [[nodiscard]] tensor2<T> residual_stream_of(tensor2<T> x, const pattern_visitor<T>& visit = {}, const layer_input_visitor<T>& on_input = {}) const
+    [[nodiscard]] tensor2<T> residual_stream_of(tensor2<T> x, const pattern_visitor<T>& visit = {}, const layer_input_visitor<T>& on_input = {},
+                                                const value_visitor<T>& visit_values = {}) const
     {
         if (x.shape()[1] != w_.config.hidden_size)
             throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
                                         std::to_string(w_.config.hidden_size));
         const auto rope = rope_setting<T>(w_.config, x.shape()[0]);
-        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit, on_input);
+        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit, on_input, visit_values);
         return x;
+    }
+
+    /// Head h of layer l read straight into logits: W_U diag(g_f) [C] W_o[:, h d .. h d + d) (V x d),
+    /// g_f the final norm's scale (1 + g_f for Gemma's kind), C the centring of a LayerNorm. The
+    /// norm's division by the row's size and its bias are left out: the first scales every logit of
+    /// a query alike, the second is the same for every head, so neither is the head's doing.
+    [[nodiscard]] tensor2<T> head_unembedding(std::size_t l, std::size_t h) const
+    {
+        require_layer(l);
+        const std::size_t D = w_.config.hidden_size, d = w_.config.head_dim;
+        if (h >= w_.config.heads) throw std::out_of_range("qkov: head " + std::to_string(h) + " of a layer with " + std::to_string(w_.config.heads));
+        tensor2<T> out_h = numeric::detail::column_block(w_.blocks[l].attention.w_o, h * d, d);  // D x d
+        const auto& f = w_.final_norm;
+        for (std::size_t i = 0; i < d; ++i) {
+            double mean = 0;
+            if (f.kind == io::norm_kind::layer_norm) {
+                for (std::size_t r = 0; r < D; ++r) mean += double(out_h(r, i));
+                mean /= double(D);
+            }
+            const double plus = f.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
+            for (std::size_t r = 0; r < D; ++r) out_h(r, i) = static_cast<T>((double(out_h(r, i)) - mean) * (plus + double(f.weight[r])));
+        }
+        return numeric::product(w_.output_embedding(), out_h, numeric::transposed::no);
     }
 
     /// Layer l's attention block on inputs that stand in for its normed residual (positions 0 .. n - 1).
@@ -138,12 +163,12 @@ private:
     }
 
     tensor2<T> block(std::size_t l, const tensor2<T>& x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit,
-                     const layer_input_visitor<T>& on_input) const
+                     const layer_input_visitor<T>& on_input, const value_visitor<T>& visit_values) const
     {
         const auto& b = w_.blocks[l];
         const tensor2<T> normed = normalized(x, b.attention_norm);
         if (on_input) on_input(l, normed);
-        tensor2<T> out = x + attention_block(normed, b.attention, w_.config, l, rope, visit);
+        tensor2<T> out = x + attention_block(normed, b.attention, w_.config, l, rope, visit, visit_values);
         // Parallel: the MLP reads the block's input; sequential: the residual after attention.
         out += mlp(normalized(w_.config.parallel_residual ? x : out, b.mlp_norm), b.mlp);
         return out;

@@ -11,9 +11,22 @@
 //   induction        P[i, j + 1] = 1 when t_j = t_i, j < i         (the token after an earlier copy)
 // On [BOS] + r + r with r of distinct random tokens, query i in the second copy has one duplicate
 // at i - |r| and one induction target at i - |r| + 1, so a perfect head scores |r| / (2 |r| + 1).
+//
+// The same pass gives what the TL templates do not separate:
+//   repeat attention by shift s  P_s[i, e + s] = 1 for every earlier position e of t_i, 0 <= e + s <= i,
+//                                the same 'mul' measure (s = 0 is duplicate token, s = 1 induction;
+//                                s = 2 is a head that reads two after the earlier copy)
+//   attention to BOS             mean A[i, 0] over queries i >= 1 (row 0 has nothing else to attend to)
+//   attention by offset k        mean A[i, i - k] over queries i >= largest_offset, k = 0 .. largest_offset,
+//                                so every query has a key at every offset and the means are comparable
+// and, from the head's values, whether it copies: at each query i whose most-attended key j is not
+// position 0, the head's own logits U_h (A V_h)_i (U_h = forward_pass.hpp's head_unembedding) rank
+// t_j first (copying) or among the last copy_bottom_ranks (copy suppression). Ties count against.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <iterator>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -25,9 +38,55 @@
 
 namespace qkov::forward {
 
-/// The three scores of one head on one sequence.
-struct head_scores {
-    double previous_token = 0, duplicate_token = 0, induction = 0;
+/// The largest key offset whose attention is measured (offsets 0 .. largest_offset).
+inline constexpr std::size_t largest_offset = 8;
+
+/// The shifts s of the repeat-attention template, in the order head_scores::by_shift holds them.
+inline constexpr int repeat_shifts[] = {-1, 0, 1, 2};
+inline constexpr std::size_t repeat_shift_count = std::size(repeat_shifts);
+
+/// The index of shift s in repeat_shifts (s must be one of them).
+constexpr std::size_t shift_index(int s) { return static_cast<std::size_t>(s - repeat_shifts[0]); }
+
+/// The lowest ranks that count as suppressing a token (Wang et al.'s copy suppression reads the bottom 10).
+inline constexpr std::size_t copy_bottom_ranks = 10;
+
+/// Queries whose most-attended token was ranked first, or among the last copy_bottom_ranks, by the head's logits.
+struct copy_counts {
+    std::size_t queries = 0, top1 = 0, bottom = 0;
+
+    copy_counts& operator+=(const copy_counts& o)
+    {
+        queries += o.queries, top1 += o.top1, bottom += o.bottom;
+        return *this;
+    }
+    [[nodiscard]] double top1_share() const { return queries == 0 ? 0.0 : double(top1) / double(queries); }
+    [[nodiscard]] double bottom_share() const { return queries == 0 ? 0.0 : double(bottom) / double(queries); }
+};
+
+/// Every score the pattern detectors give a head, as X: a double on one sequence
+/// (head_scores), statistics over samples (detect::head_behaviour).
+template <class X>
+struct score_set {
+    X previous_token{}, duplicate_token{}, induction{};  ///< TransformerLens' 'mul' scores
+    X bos{};                                             ///< mean attention to position 0, queries i >= 1
+    std::array<X, largest_offset + 1> by_offset{};       ///< mean A[i, i - k], queries i >= largest_offset
+    std::array<X, repeat_shift_count> by_shift{};        ///< 'mul' score of P_s, s = repeat_shifts
+};
+
+/// Calls f(x, y) for every score x of `a` and the same score y of `b`, in one fixed order: the one
+/// place two score sets are matched field by field.
+template <class A, class B, class F>
+void for_each_score(A& a, B& b, F f)
+{
+    f(a.previous_token, b.previous_token), f(a.duplicate_token, b.duplicate_token), f(a.induction, b.induction), f(a.bos, b.bos);
+    for (std::size_t k = 0; k < a.by_offset.size(); ++k) f(a.by_offset[k], b.by_offset[k]);
+    for (std::size_t m = 0; m < a.by_shift.size(); ++m) f(a.by_shift[m], b.by_shift[m]);
+}
+
+/// The scores of one head on one sequence.
+struct head_scores : score_set<double> {
+    copy_counts copying;  ///< empty when the pass gave no values
 };
 
 namespace detail {
@@ -56,12 +115,52 @@ head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std
 {
     const std::size_t n = pattern.shape()[0];
     const T* a = pattern.data();
-    double total = 0, previous = 0, duplicate = 0, induction = 0;
+    head_scores s;
+    double total = 0;
     for (std::size_t k = 0; k < n * n; ++k) total += double(a[k]);
-    for (std::size_t i = 1; i < n; ++i) previous += double(a[i * n + i - 1]);
-    for (const auto& [i, j] : copies) duplicate += double(a[i * n + j]), induction += double(a[i * n + j + 1]);
-    if (total == 0) return {};
-    return {previous / total, duplicate / total, induction / total};
+    if (total == 0) return s;
+    for (std::size_t i = 1; i < n; ++i) s.previous_token += double(a[i * n + i - 1]), s.bos += double(a[i * n]);
+    s.previous_token /= total;
+    if (n > 1) s.bos /= double(n - 1);
+    for (std::size_t i = largest_offset; i < n; ++i)
+        for (std::size_t k = 0; k <= largest_offset; ++k) s.by_offset[k] += double(a[i * n + i - k]);
+    if (n > largest_offset)
+        for (auto& v : s.by_offset) v /= double(n - largest_offset);
+    for (std::size_t m = 0; m < repeat_shift_count; ++m) {
+        for (const auto& [i, e] : copies) {
+            const auto j = static_cast<std::ptrdiff_t>(e) + repeat_shifts[m];
+            if (j >= 0 && static_cast<std::size_t>(j) <= i) s.by_shift[m] += double(a[i * n + static_cast<std::size_t>(j)]);
+        }
+        s.by_shift[m] /= total;
+    }
+    s.duplicate_token = s.by_shift[shift_index(0)], s.induction = s.by_shift[shift_index(1)];
+    return s;
+}
+
+/// How one head's output ranks the token it attends to most, query by query. head_unembedding
+/// is V x d (forward_pass.hpp), values n x d: the logits of all queries are one n x V product.
+template <class T>
+copy_counts count_copying(const tensor2<T>& pattern, const tensor2<T>& values, const tensor2<T>& head_unembedding, std::span<const token_id> tokens)
+{
+    const std::size_t n = tokens.size(), V = head_unembedding.shape()[0];
+    require_square(pattern.shape()[0], pattern.shape()[1], n);
+    const tensor2<T> logits = numeric::product(numeric::product(pattern, values), head_unembedding, numeric::transposed::yes);
+    copy_counts c;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t top = 0;
+        for (std::size_t j = 1; j <= i; ++j)
+            if (pattern(i, j) > pattern(i, top)) top = j;
+        if (top == 0) continue;  // position 0 (BOS) is where a head rests, not what it reads
+        const std::size_t t = tokens[top];
+        if (t >= V) throw std::out_of_range("qkov: token " + std::to_string(t) + " is outside the head's vocabulary of " + std::to_string(V));
+        std::size_t above = 0, below = 0;  // other tokens at least as high / at most as low
+        for (std::size_t v = 0; v < V; ++v)
+            if (v != t) above += logits(i, v) >= logits(i, t) ? 1 : 0, below += logits(i, v) <= logits(i, t) ? 1 : 0;
+        ++c.queries;
+        c.top1 += above == 0 ? 1 : 0;
+        c.bottom += below < copy_bottom_ranks ? 1 : 0;
+    }
+    return c;
 }
 } // namespace detail
 
@@ -82,6 +181,19 @@ pattern_visitor<T> score_heads(std::vector<std::vector<head_scores>>& scores, st
     return [&scores, n = tokens.size(), copies = detail::earlier_copies(tokens)](std::size_t l, std::size_t h, const tensor2<T>& p) {
         detail::require_square(p.shape()[0], p.shape()[1], n);
         scores.at(l).at(h) = detail::scores_of(p, copies);
+    };
+}
+
+/// score_heads' visitor that also counts copying: head_unembeddings[layer][head] is that head's
+/// V x d map into logits (decoder::head_unembedding), found once for all samples.
+template <class T>
+value_visitor<T> score_and_copy_heads(std::vector<std::vector<head_scores>>& scores, std::span<const token_id> tokens,
+                                      const std::vector<std::vector<tensor2<T>>>& head_unembeddings)
+{
+    const auto score = score_heads<T>(scores, tokens, head_unembeddings.size(), head_unembeddings.empty() ? 0 : head_unembeddings[0].size());
+    return [&scores, &head_unembeddings, tokens, score](std::size_t l, std::size_t h, const tensor2<T>& p, const tensor2<T>& values) {
+        score(l, h, p);
+        scores[l][h].copying = detail::count_copying(p, values, head_unembeddings.at(l).at(h), tokens);
     };
 }
 

@@ -33,6 +33,17 @@
 namespace qkov::io {
 
 enum class model_family { gpt2, gpt_neox, llama };
+
+/// The family's name as the JSON documents spell it ("gpt2", "gpt_neox", "llama").
+inline const char* model_family_name(model_family f)
+{
+    switch (f) {
+    case model_family::gpt2: return "gpt2";
+    case model_family::gpt_neox: return "gpt_neox";
+    case model_family::llama: return "llama";
+    }
+    return "?";
+}
 enum class norm_kind { layer_norm, rms_norm, rms_norm_plus_one };
 
 struct rope_scaling {

@@ -1,0 +1,218 @@
+// The weight labels of `qkov scan --json`, read for the comparison with measured behaviour
+// (weights_vs_behaviour.hpp): per head its labels, the labels whose certificate holds, and the
+// predictions the labels were read from (attention by offset and to BOS from the mean-field
+// prediction, the per-token copying shares), each absent when the scan has none.
+//
+// A scan is compared only with the model it is of: its "model" object must state the same family
+// and geometry (layers, heads, kv_heads, hidden_size, head_dim, vocab_size) as the model detected.
+// The family, not the architecture string, is compared, because one model read from a Hugging Face
+// directory, a GGUF file and a llama2.c file names its architecture three ways ("LlamaForCausalLM",
+// "llama", "llama2.c"). A head listed twice is refused: which of its two label sets would count?
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "qkov/forward/head_detectors.hpp"
+#include "qkov/io/model_config.hpp"
+#include "qkov/model/head_name.hpp"
+
+namespace qkov::detect {
+
+/// What is wrong with a scan's JSON, or why it cannot be compared with this model.
+struct scan_file_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// What a scan and a detection must agree on to be of the same model.
+struct model_geometry {
+    std::string family, architecture;
+    std::size_t layers = 0, heads = 0, kv_heads = 0, hidden_size = 0, head_dim = 0, vocab_size = 0;
+};
+
+inline model_geometry geometry_of(const io::model_config& c)
+{
+    return {io::model_family_name(c.family), c.architecture, c.layers, c.heads, c.kv_heads, c.hidden_size, c.head_dim, c.vocab_size};
+}
+
+/// What the weights predicted for one head, where the scan says.
+struct weight_predictions {
+    std::optional<std::array<double, forward::largest_offset + 1>> attention_by_offset;  ///< mean_field.attention_by_offset
+    std::optional<double> bos;                                                           ///< mean_field.bos
+    std::optional<double> top1_share, bottom10_share;                                    ///< token_copying
+};
+
+/// One head's labels as the scan gave them.
+struct weight_labels {
+    std::size_t layer = 0, head = 0;
+    std::vector<std::string> labels;
+    std::vector<std::string> certified;  ///< the labels whose certificate holds
+    weight_predictions predicted;
+
+    [[nodiscard]] bool has(const std::string& label) const
+    {
+        for (const auto& l : labels)
+            if (l == label) return true;
+        return false;
+    }
+    [[nodiscard]] bool is_certified(const std::string& label) const
+    {
+        for (const auto& l : certified)
+            if (l == label) return true;
+        return false;
+    }
+};
+
+struct scan_labels {
+    std::string file;
+    model_geometry model;
+    std::vector<weight_labels> heads;
+};
+
+namespace detail {
+
+inline std::size_t scan_index(const nlohmann::json& j, const char* key, const std::string& file, const std::string& where)
+{
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0)
+        throw scan_file_error("qkov: " + file + ": " + where + " lacks a non-negative integer \"" + key + "\" (is it the JSON of qkov scan --json?)");
+    return it->get<std::size_t>();
+}
+
+inline std::vector<std::string> scan_strings(const nlohmann::json& h, const char* key, bool required, const std::string& file, const std::string& where)
+{
+    std::vector<std::string> out;
+    const auto it = h.find(key);
+    if (it == h.end() || it->is_null()) {
+        if (required) throw scan_file_error("qkov: " + file + ": " + where + " lacks a \"" + key + "\" array");
+        return out;
+    }
+    if (!it->is_array()) throw scan_file_error("qkov: " + file + ": " + where + "'s \"" + key + "\" is not an array");
+    for (const auto& l : *it) {
+        if (!l.is_string()) throw scan_file_error("qkov: " + file + ": " + where + " has a \"" + key + "\" entry that is not a string");
+        out.push_back(l.get<std::string>());
+    }
+    return out;
+}
+
+/// j[key] as a number, unset when absent or null; anything else is an error.
+inline std::optional<double> scan_number(const nlohmann::json& j, const char* key, const std::string& file, const std::string& where)
+{
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) throw scan_file_error("qkov: " + file + ": " + where + "'s \"" + key + "\" is not a number");
+    return it->get<double>();
+}
+
+inline weight_predictions scan_predictions(const nlohmann::json& h, const std::string& file, const std::string& where)
+{
+    weight_predictions p;
+    if (const auto m = h.find("mean_field"); m != h.end() && m->is_object()) {
+        if (const auto a = m->find("attention_by_offset"); a != m->end() && !a->is_null()) {
+            if (!a->is_array() || a->size() < forward::largest_offset + 1)
+                throw scan_file_error("qkov: " + file + ": " + where + "'s mean_field.attention_by_offset is not an array of offsets 0 .. " +
+                                      std::to_string(forward::largest_offset));
+            std::array<double, forward::largest_offset + 1> by_offset{};
+            for (std::size_t k = 0; k < by_offset.size(); ++k) {
+                if (!(*a)[k].is_number()) throw scan_file_error("qkov: " + file + ": " + where + "'s mean_field.attention_by_offset has a non-number");
+                by_offset[k] = (*a)[k].get<double>();
+            }
+            p.attention_by_offset = by_offset;
+        }
+        p.bos = scan_number(*m, "bos", file, where + ".mean_field");
+    }
+    if (const auto t = h.find("token_copying"); t != h.end() && t->is_object()) {
+        p.top1_share = scan_number(*t, "top1_share", file, where + ".token_copying");
+        p.bottom10_share = scan_number(*t, "bottom10_share", file, where + ".token_copying");
+    }
+    return p;
+}
+
+} // namespace detail
+
+/// The scan's document, already parsed; `file` names it in errors.
+inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string& file)
+{
+    if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j.contains("heads") || !j["heads"].is_array())
+        throw scan_file_error("qkov: " + file + ": expected an object with \"model\" and \"heads\", as qkov scan --json writes");
+    const auto& m = j["model"];
+    scan_labels out;
+    out.file = file;
+    const std::string model_where = "\"model\"";
+    if (!m.contains("family") || !m["family"].is_string())
+        throw scan_file_error("qkov: " + file + ": \"model\" lacks the string \"family\" (is it the JSON of qkov scan --json?)");
+    out.model.family = m["family"].get<std::string>(), out.model.architecture = m.value("architecture", std::string());
+    out.model.layers = detail::scan_index(m, "layers", file, model_where), out.model.heads = detail::scan_index(m, "heads", file, model_where);
+    out.model.kv_heads = detail::scan_index(m, "kv_heads", file, model_where);
+    out.model.hidden_size = detail::scan_index(m, "hidden_size", file, model_where);
+    out.model.head_dim = detail::scan_index(m, "head_dim", file, model_where);
+    out.model.vocab_size = detail::scan_index(m, "vocab_size", file, model_where);
+    std::vector<bool> seen(out.model.layers * out.model.heads, false);
+    for (std::size_t i = 0; i < j["heads"].size(); ++i) {
+        const auto& h = j["heads"][i];
+        const std::string where = "heads[" + std::to_string(i) + "]";
+        if (!h.is_object()) throw scan_file_error("qkov: " + file + ": " + where + " is not an object");
+        weight_labels w{detail::scan_index(h, "layer", file, where), detail::scan_index(h, "head", file, where), {}, {}, {}};
+        const std::string name = model::head_name(w.layer, w.head);
+        if (w.layer >= out.model.layers || w.head >= out.model.heads)
+            throw scan_file_error("qkov: " + file + ": " + where + " names head " + name + ", outside the model");
+        if (seen[w.layer * out.model.heads + w.head]) throw scan_file_error("qkov: " + file + ": " + where + " lists head " + name + " a second time");
+        seen[w.layer * out.model.heads + w.head] = true;
+        w.labels = detail::scan_strings(h, "labels", true, file, where);
+        w.certified = detail::scan_strings(h, "certified", false, file, where);
+        w.predicted = detail::scan_predictions(h, file, where);
+        out.heads.push_back(std::move(w));
+    }
+    return out;
+}
+
+/// Reads `file` (the JSON of qkov scan --json); errors name the file and what is wrong.
+inline scan_labels read_scan_labels(const std::filesystem::path& file)
+{
+    namespace fs = std::filesystem;
+    const std::string name = file.string();
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) throw scan_file_error("qkov: --scan " + name + ": not a regular file");
+    constexpr std::uintmax_t limit = std::uintmax_t{1} << 30;
+    if (fs::file_size(file, ec) > limit) throw scan_file_error("qkov: --scan " + name + ": larger than 1 GiB, not a scan's JSON");
+    std::ifstream in(file, std::ios::binary);
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw scan_file_error("qkov: --scan " + name + ": not valid JSON (" + e.what() + ")");
+    }
+    return parse_scan_labels(j, "--scan " + name);
+}
+
+/// Throws scan_file_error naming every way the scan's model differs from `model`.
+inline void require_scan_of(const scan_labels& scan, const model_geometry& model)
+{
+    std::string differences;
+    const auto differ = [&differences](const char* what, const std::string& in_scan, const std::string& in_model) {
+        if (in_scan == in_model) return;
+        differences += std::string(differences.empty() ? "" : ", ") + what + " " + in_scan + " (this model " + in_model + ")";
+    };
+    const auto& s = scan.model;
+    if (s.family != model.family)
+        differ("family", s.family + " [" + s.architecture + "]", model.family + " [" + model.architecture + "]");
+    if (s.layers != model.layers || s.heads != model.heads)
+        differ("layers x heads", std::to_string(s.layers) + " x " + std::to_string(s.heads), std::to_string(model.layers) + " x " + std::to_string(model.heads));
+    differ("kv_heads", std::to_string(s.kv_heads), std::to_string(model.kv_heads));
+    differ("hidden_size", std::to_string(s.hidden_size), std::to_string(model.hidden_size));
+    differ("head_dim", std::to_string(s.head_dim), std::to_string(model.head_dim));
+    differ("vocab_size", std::to_string(s.vocab_size), std::to_string(model.vocab_size));
+    if (!differences.empty()) throw scan_file_error("qkov: " + scan.file + ": the scan is of another model: " + differences);
+}
+
+} // namespace qkov::detect

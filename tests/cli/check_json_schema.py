@@ -1,0 +1,19 @@
+"""Checks a JSON document against a JSON Schema (draft 2020-12): python3 check_json_schema.py SCHEMA DOCUMENT.
+Prints every violation with its place in the document and exits 1 when there is one."""
+import json
+import sys
+
+import jsonschema
+
+schema_path, document_path = sys.argv[1], sys.argv[2]
+with open(schema_path, encoding="utf-8") as f:
+    schema = json.load(f)
+with open(document_path, encoding="utf-8") as f:
+    document = json.load(f)
+jsonschema.Draft202012Validator.check_schema(schema)
+errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(document), key=lambda e: list(e.absolute_path))
+for e in errors:
+    print(f"{document_path}: /{'/'.join(str(p) for p in e.absolute_path)}: {e.message}")
+if errors:
+    sys.exit(1)
+print(f"{document_path}: valid against {schema_path}")
