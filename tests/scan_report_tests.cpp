@@ -290,8 +290,12 @@ BOOST_AUTO_TEST_CASE(markdown_gives_each_labelled_head_its_evidence_and_figures)
     const std::string md = scan_markdown(r, o);
     BOOST_TEST(has(md, "| 1.0 | 0 | 2/2 | 2 | 3 | 5 | 2 | 3.000 | no W_E/W_U | 3.0e-15 | 0.99/0.98 | positional, previous_token |  |\n"), md);
     BOOST_TEST(has(md, "| 1.1 | 1 | 2/2 | 2 | 3 | 5 | 2 | 3.000 | no W_E/W_U | 3.0e-15 | 0.00/0.00 | semantic | copy |\n"), md);
-    BOOST_TEST(has(md, "| one_direction | 0.9 |"));
-    BOOST_TEST(has(md, "| context | 4 |"));
+    // The label rules table: every rule with its reason, the settings and the seeds' searches.
+    BOOST_TEST(has(md, "| previous_token | predicted attention at offset 1 >= 1/2 |"));
+    BOOST_TEST(has(md, "| sink | predicted attention to BOS >= 0.3 |"));
+    BOOST_TEST(has(md, "rank_one_reading: one-direction shares >= 0.9 and reading std / |mean| <= 0.25 (R7)"));
+    BOOST_TEST(has(md, "over offsets 0 .. 4 (R12)"));
+    BOOST_TEST(has(md, "## What the seeds asked, answered on these weights"));
     const auto positional = md.find("### 1.0: positional, previous_token\n");
     BOOST_TEST_REQUIRE(positional != std::string::npos);
     BOOST_TEST(has(md, "- reading of the top direction over the vocabulary, std / |mean|: W_Q 0.05, W_K 0.1\n"));

@@ -461,3 +461,63 @@ BOOST_AUTO_TEST_CASE(B5_full_rank_projections_below_condition_1000_on_every_fixt
         BOOST_TEST(!fact_named(model_facts(r), "B5").has_value(), name);
     });
 }
+
+/// The mean field's softmax, certificate and swing bound on a kernel whose values are set by hand.
+BOOST_AUTO_TEST_CASE(the_mean_field_prediction_is_the_softmax_it_says)
+{
+    // Stationary kernel over N = 4: s(0) = 0, s(1) = 2, s(2) = s(3) = s(4) = 0, BOS at -1 for every query.
+    head_kernel<double> k;
+    k.positions = 4;
+    k.by_offset = {0.0, 2.0, 0.0, 0.0, 0.0};
+    k.bos.assign(5, -1.0);
+    const auto p = predict_attention(k, 2);  // queries 2 .. 4
+    // Query m: keys 0 (BOS, -1), offsets 0 .. m - 1 (offset 1 at 2, the rest at 0).
+    double offset1 = 0, bos = 0;
+    for (int m = 2; m <= 4; ++m) {
+        const double total = std::exp(-1.0) + std::exp(2.0) + (m - 1);
+        offset1 += std::exp(2.0) / total / 3, bos += std::exp(-1.0) / total / 3;
+    }
+    BOOST_TEST(p.first_query == 2u);
+    BOOST_TEST(std::abs(p.by_offset[1] - offset1) < 1e-15);
+    BOOST_TEST(std::abs(p.bos - bos) < 1e-15);
+    // The same kernel in intervals: the certified mass encloses the prediction.
+    head_kernel<interval> ki;
+    ki.positions = 4;
+    for (const double s : k.by_offset) ki.by_offset.push_back(interval(s));
+    ki.bos.assign(5, interval(-1.0));
+    const auto one = mass_on_offsets(ki, 2, {1}, false), on_bos = mass_on_offsets(ki, 2, {}, true);
+    BOOST_TEST((one.lo() <= offset1 && offset1 <= one.hi()));
+    BOOST_TEST((on_bos.lo() <= bos && bos <= on_bos.hi()));
+    BOOST_TEST(one.hi() - one.lo() < 1e-14);
+    // Widened by +-0.5 on every content key (a content spread), the lower bound is the worst case:
+    // offset 1 at 1.5 against the other content keys at 0.5 and BOS at -1.
+    for (std::size_t i = 0; i < ki.by_offset.size(); ++i) ki.by_offset[i] = interval(k.by_offset[i]) + interval(-0.5, 0.5);
+    double worst = 0;
+    for (int m = 2; m <= 4; ++m) worst += std::exp(1.5) / (std::exp(-1.0) + std::exp(1.5) + (m - 1) * std::exp(0.5)) / 3;
+    const auto widened = mass_on_offsets(ki, 2, {1}, false);
+    BOOST_TEST(widened.lo() <= worst);
+    BOOST_TEST(widened.lo() > worst - 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(the_rope_swing_bound_holds_for_every_offset)
+{
+    // Random q, k in 4 pairs: the bound (1/sqrt(d)) sum 2 |q_l||k_l| max|sin(delta theta_l / 2)| is at
+    // least the largest change of q^T R_{-delta} k / sqrt(d) between any two offsets 0 .. W.
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> g;
+    const rope_layout layout{8, 8, rope_pairing::rotate_half};
+    const std::vector<double> theta{1.0, 0.3, 0.05, 0.001};
+    for (int trial = 0; trial < 100; ++trial) {
+        std::vector<double> q(8), k(8);
+        for (auto& x : q) x = g(rng);
+        for (auto& x : k) x = g(rng);
+        const std::size_t W = 8;
+        double top = -INFINITY, bottom = INFINITY;
+        for (std::size_t delta = 0; delta <= W; ++delta) {
+            const double s = offset_score(q, k, layout, theta, delta) / std::sqrt(8.0);
+            top = std::max(top, s), bottom = std::min(bottom, s);
+        }
+        const double bound = rope_swing_bound(pair_norms(q, layout), pair_norms(k, layout), theta, W, 8);
+        BOOST_TEST(top - bottom <= bound + 1e-12);
+    }
+}

@@ -1,8 +1,10 @@
 // The scan's labels judged by behaviour, on trained models: the small transformers of
-// ../shared/trained_models, each head's behaviour measured by an independent NumPy forward pass
-// (ground_truth.json), and stories260K, whose behaviour qkov's own forward pass measures here
-// (forward_tests.cpp checks that pass against reference logits). Nothing is tuned to these models:
-// the thresholds are label_thresholds' defaults, the rules docs/SCAN-LABELS.md's.
+// ../shared/trained_models and stories260K. The previous-token behaviour of the trained models is
+// the independent NumPy forward pass's (ground_truth.json, TransformerLens' score, its borderline
+// heads left out as its README asks); sink and copy, which ground_truth.json does not measure on
+// these sequences, and everything on stories260K, come from qkov detect's forward pass
+// (forward_tests.cpp and detect_tests.cpp check that pass against references and ground_truth.json).
+// Nothing is tuned to these models: the thresholds are label_thresholds' and detect's defaults.
 //
 // What must hold (the labels' promise):
 // - >= 90 % of the heads that show previous-token, sink or copy behaviour get the matching label;
@@ -21,9 +23,12 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/detect/head_detection.hpp"
+#include "qkov/detect/scan_labels.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/model/open_model.hpp"
+#include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/seed_head_model.hpp"
 #include "shared_dir.hpp"
 
 using namespace qkov;
@@ -75,6 +80,26 @@ const scan::head_metrics& head_of(const scan::scan_result& r, std::size_t layer,
     throw std::logic_error("no head " + std::to_string(layer) + "." + std::to_string(head));
 }
 
+/// A measured behaviour near its threshold, the band ground_truth.json's README calls borderline
+/// (a score between 0.8 and 1.2 times its threshold: "a test should not insist either way on
+/// those"); the test neither counts nor excuses such a head, and prints it.
+bool borderline(const detect::detection_result& r, const detect::head_behaviour& b, const std::string& behaviour)
+{
+    for (const auto& rule : detect::behaviour_rules(r.length, r.behaviour_fraction))
+        if (rule.name == behaviour) {
+            const auto v = rule.value(b);
+            return v && *v > 0.8 * rule.threshold && *v < 1.2 * rule.threshold;
+        }
+    throw std::logic_error("no behaviour " + behaviour);
+}
+
+/// qkov detect's behaviours of every head, on its default sequences.
+detect::detection_result behaviour_of(const model::attention_model& m)
+{
+    const forward::decoder<double> pass(m);
+    return detect::detect_heads(pass, detect::detection_options{});
+}
+
 void judge_trained_model(const std::string& name)
 {
     const auto dir = test::shared_dir_or_skip("trained_models/" + name);
@@ -83,19 +108,24 @@ void judge_trained_model(const std::string& name)
     const auto truth = nlohmann::json::parse(in);
     const auto model = model::open_model(dir.string());
     const auto r = scan::scan_model(model);
-    const double previous_token = truth["thresholds"].contains("previous_token") ? truth["thresholds"]["previous_token"].get<double>() : 0.495;
+    const auto behaviour = behaviour_of(model);
+    const double previous_token = truth["thresholds"]["previous_token"].get<double>();
+    const auto borderline = truth["borderline"].value("previous_token", std::vector<std::string>{});
     agreement previous, sink, copy;
     std::vector<std::string> semantic_on_positional;
     for (const auto& [id, g] : truth["heads"].items()) {
         const std::size_t layer = g["layer"], head = g["head"];
         const auto& h = head_of(r, layer, head);
-        judge(previous, id, h, "previous_token", g["tl_scores"]["previous_token"]["mean"].get<double>() >= previous_token);
-        judge(sink, id, h, "sink", g["attention_to_bos"].get<double>() >= 0.3);
-        const auto labels = g["labels"].get<std::vector<std::string>>();
-        judge(copy, id, h, "copy", has(labels, "copy_top1"));
+        const auto* b = behaviour.find(layer, head);
+        BOOST_TEST_REQUIRE(b != nullptr);
+        if (!has(borderline, id)) judge(previous, id, h, "previous_token", g["tl_scores"]["previous_token"]["mean"].get<double>() >= previous_token);
+        for (const auto& [label, counts] : {std::pair{"sink", &sink}, {"copy", &copy}}) {
+            if (borderline(behaviour, *b, label)) BOOST_TEST_MESSAGE(name << " " << id << ": " << label << " borderline, not judged");
+            else judge(*counts, id, h, label, b->shows(label));
+        }
         auto offsets = g["attention_by_offset_0_to_8"].get<std::vector<double>>();
         std::sort(offsets.rbegin(), offsets.rend());
-        if (offsets[0] + offsets[1] >= 0.5 && has(h.labels.labels, "semantic")) semantic_on_positional.push_back(id);
+        if ((offsets[0] + offsets[1] >= 0.5 || b->shows("positional")) && has(h.labels.labels, "semantic")) semantic_on_positional.push_back(id);
     }
     BOOST_TEST_CONTEXT(name)
     {
@@ -131,23 +161,63 @@ BOOST_AUTO_TEST_CASE(a_nope_layer_gets_no_offset_label)
 }
 
 /// stories260K: the heads qkov's own forward pass shows as previous-token heads are labelled so
-/// from the weights, without data; at most one label is contradicted by the behaviour it predicts.
+/// from the weights, and no previous_token label is contradicted by the behaviour. Of the 8, 2.2 is
+/// borderline (measured 0.51 against the threshold 0.495; predicted 0.48 on offset 1) and is not
+/// judged; the other 7 must be labelled.
 BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
     if (dir.empty()) return;
     const auto model = model::open_model(dir.string());
     const auto r = scan::scan_model(model);
-    const forward::decoder<double> pass(model);
-    detect::detection_options o;
-    const auto behaviour = detect::detect_heads(pass, o);
+    const auto behaviour = behaviour_of(model);
     agreement previous;
+    std::size_t shown = 0;
     for (const auto& b : behaviour.per_head) {
         const std::string id = std::to_string(b.layer) + "." + std::to_string(b.head);
-        judge(previous, id, head_of(r, b.layer, b.head), "previous_token", b.shows("previous_token"));
+        shown += b.shows("previous_token") ? 1 : 0;
+        if (borderline(behaviour, b, "previous_token")) BOOST_TEST_MESSAGE("stories260K " << id << ": previous_token borderline, not judged");
+        else judge(previous, id, head_of(r, b.layer, b.head), "previous_token", b.shows("previous_token"));
     }
-    BOOST_TEST(previous.shown >= 8u);
+    BOOST_TEST_MESSAGE("stories260K previous_token: " << previous.labelled << " of " << previous.shown << " labelled away from the threshold; missed "
+                                                      << list(previous.missed) << "; labelled without the behaviour " << list(previous.contradicted));
+    BOOST_TEST(shown == 8u);
+    BOOST_TEST(previous.shown >= 7u);
     BOOST_TEST(previous.missed.empty(), "previous-token heads without the label: " << list(previous.missed));
-    BOOST_TEST(previous.contradicted.size() <= 1u, "labelled previous_token without the behaviour: " << list(previous.contradicted));
+    BOOST_TEST(previous.contradicted.empty(), "labelled previous_token without the behaviour: " << list(previous.contradicted));
     BOOST_TEST(previous.certified_contradicted == 0u);
+}
+
+/// The scan's document read back by the detection's reader (detect/scan_labels.hpp) gives every
+/// head's labels, certified labels and predictions as the scan computed them: the writer and the
+/// reader share their keys (scan/scan_json_keys.hpp). The seed-head model needs no shared files.
+BOOST_AUTO_TEST_CASE(the_scan_document_reads_back_as_written)
+{
+    const auto dir = scan::write_seed_head_model(std::filesystem::temp_directory_path() / "qkov-scan-roundtrip");
+    const auto model = model::open_model(dir.string());
+    const auto r = scan::scan_model(model);
+    nlohmann::json summary = {{"family", "llama"}, {"architecture", model.config().architecture}, {"layers", model.config().layers},
+                              {"heads", model.config().heads}, {"kv_heads", model.config().kv_heads}, {"hidden_size", model.config().hidden_size},
+                              {"head_dim", model.config().head_dim}, {"vocab_size", model.config().vocab_size}, {"path", dir.string()}};
+    const auto text = scan::scan_document(r, {}, summary, 0, model.config().layers - 1).dump(1);
+    std::filesystem::remove_all(dir);
+    const auto back = detect::parse_scan_labels(nlohmann::json::parse(text), "round trip");
+    BOOST_TEST_REQUIRE(back.heads.size() == r.heads.size());
+    std::size_t predicted = 0;
+    for (std::size_t i = 0; i < r.heads.size(); ++i) {
+        const auto& h = r.heads[i];
+        const auto& w = back.heads[i];
+        BOOST_TEST(w.layer == h.layer);
+        BOOST_TEST(w.head == h.head);
+        BOOST_TEST(w.labels == h.labels.labels);
+        BOOST_TEST(w.certified == h.labels.certified);
+        BOOST_TEST(w.predicted.bos.has_value() == h.mean_field.has_value());
+        if (h.mean_field) {
+            ++predicted;
+            BOOST_TEST(*w.predicted.bos == h.mean_field->bos);
+            BOOST_TEST_REQUIRE(w.predicted.attention_by_offset.has_value());
+            for (std::size_t k = 0; k < h.mean_field->by_offset.size(); ++k) BOOST_TEST((*w.predicted.attention_by_offset)[k] == h.mean_field->by_offset[k]);
+        }
+    }
+    BOOST_TEST(predicted >= 2u);  // layer 0 always: its input is the embedding, whatever else the file lacks
 }

@@ -26,6 +26,7 @@
 #include "qkov/forward/head_detectors.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/head_name.hpp"
+#include "qkov/scan/scan_json_keys.hpp"
 
 namespace qkov::detect {
 
@@ -116,9 +117,10 @@ inline std::optional<double> scan_number(const nlohmann::json& j, const char* ke
 
 inline weight_predictions scan_predictions(const nlohmann::json& h, const std::string& file, const std::string& where)
 {
+    namespace k = scan::scan_json_keys;
     weight_predictions p;
-    if (const auto m = h.find("mean_field"); m != h.end() && m->is_object()) {
-        if (const auto a = m->find("attention_by_offset"); a != m->end() && !a->is_null()) {
+    if (const auto m = h.find(k::mean_field); m != h.end() && m->is_object()) {
+        if (const auto a = m->find(k::by_offset); a != m->end() && !a->is_null()) {
             if (!a->is_array() || a->size() < forward::largest_offset + 1)
                 throw scan_file_error("qkov: " + file + ": " + where + "'s mean_field.attention_by_offset is not an array of offsets 0 .. " +
                                       std::to_string(forward::largest_offset));
@@ -129,11 +131,11 @@ inline weight_predictions scan_predictions(const nlohmann::json& h, const std::s
             }
             p.attention_by_offset = by_offset;
         }
-        p.bos = scan_number(*m, "bos", file, where + ".mean_field");
+        p.bos = scan_number(*m, k::bos, file, where + ".mean_field");
     }
-    if (const auto t = h.find("token_copying"); t != h.end() && t->is_object()) {
-        p.top1_share = scan_number(*t, "top1_share", file, where + ".token_copying");
-        p.bottom10_share = scan_number(*t, "bottom10_share", file, where + ".token_copying");
+    if (const auto t = h.find(k::token_copying); t != h.end() && t->is_object()) {
+        p.top1_share = scan_number(*t, k::top1_share, file, where + ".token_copying");
+        p.bottom10_share = scan_number(*t, k::bottom10_share, file, where + ".token_copying");
     }
     return p;
 }
@@ -143,9 +145,10 @@ inline weight_predictions scan_predictions(const nlohmann::json& h, const std::s
 /// The scan's document, already parsed; `file` names it in errors.
 inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string& file)
 {
-    if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j.contains("heads") || !j["heads"].is_array())
+    namespace k = scan::scan_json_keys;
+    if (!j.is_object() || !j.contains(k::model) || !j[k::model].is_object() || !j.contains(k::heads) || !j[k::heads].is_array())
         throw scan_file_error("qkov: " + file + ": expected an object with \"model\" and \"heads\", as qkov scan --json writes");
-    const auto& m = j["model"];
+    const auto& m = j[k::model];
     scan_labels out;
     out.file = file;
     const std::string model_where = "\"model\"";
@@ -158,18 +161,18 @@ inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string&
     out.model.head_dim = detail::scan_index(m, "head_dim", file, model_where);
     out.model.vocab_size = detail::scan_index(m, "vocab_size", file, model_where);
     std::vector<bool> seen(out.model.layers * out.model.heads, false);
-    for (std::size_t i = 0; i < j["heads"].size(); ++i) {
-        const auto& h = j["heads"][i];
+    for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
+        const auto& h = j[k::heads][i];
         const std::string where = "heads[" + std::to_string(i) + "]";
         if (!h.is_object()) throw scan_file_error("qkov: " + file + ": " + where + " is not an object");
-        weight_labels w{detail::scan_index(h, "layer", file, where), detail::scan_index(h, "head", file, where), {}, {}, {}};
+        weight_labels w{detail::scan_index(h, k::layer, file, where), detail::scan_index(h, k::head, file, where), {}, {}, {}};
         const std::string name = model::head_name(w.layer, w.head);
         if (w.layer >= out.model.layers || w.head >= out.model.heads)
             throw scan_file_error("qkov: " + file + ": " + where + " names head " + name + ", outside the model");
         if (seen[w.layer * out.model.heads + w.head]) throw scan_file_error("qkov: " + file + ": " + where + " lists head " + name + " a second time");
         seen[w.layer * out.model.heads + w.head] = true;
-        w.labels = detail::scan_strings(h, "labels", true, file, where);
-        w.certified = detail::scan_strings(h, "certified", false, file, where);
+        w.labels = detail::scan_strings(h, k::labels, true, file, where);
+        w.certified = detail::scan_strings(h, k::certified, false, file, where);
         w.predicted = detail::scan_predictions(h, file, where);
         out.heads.push_back(std::move(w));
     }

@@ -51,6 +51,10 @@ inline interval larger(const interval& a, const interval& b) { return {std::max(
 inline double smaller(double a, double b) { return std::min(a, b); }
 inline interval smaller(const interval& a, const interval& b) { return {std::min(a.lo(), b.lo()), std::min(a.hi(), b.hi())}; }
 inline double magnitude(double x) { return std::abs(x); }
+/// The root of a quantity known to be >= 0 (a sum of squares): the interval's lower end is raised
+/// to 0 first, since outward rounding takes an exact 0 product one subnormal below it.
+inline double root_of_nonnegative(double x) { return std::sqrt(std::max(0.0, x)); }
+inline interval root_of_nonnegative(const interval& x) { return sqrt(interval(std::max(0.0, x.lo()), std::max(0.0, x.hi()))); }
 inline interval magnitude(const interval& x)
 {
     if (x.lo() >= 0) return x;
@@ -134,7 +138,7 @@ T content_spread(const T& variance, double deviations)
 {
     if constexpr (std::is_same_v<T, interval>) {
         if (deviations > 0) {
-            const double spread = (sqrt(interval(std::max(0.0, variance.hi()))) * interval(deviations)).hi();
+            const double spread = (detail::root_of_nonnegative(variance) * interval(deviations)).hi();
             return interval(-spread, spread);
         }
     }
@@ -326,9 +330,8 @@ std::vector<T> pair_norms(const std::vector<T>& v, const rope_layout& layout)
     using std::sqrt;
     std::vector<T> out;
     for (std::size_t l = 0; l < layout.pairs(); ++l) {
-        // |x| |x|, not x x: an interval around 0 squared by multiplication would reach below 0.
-        const T a = detail::magnitude(v[layout.first(l)]), b = detail::magnitude(v[layout.second(l)]);
-        out.push_back(sqrt(a * a + b * b));
+        const T a = v[layout.first(l)], b = v[layout.second(l)];
+        out.push_back(detail::root_of_nonnegative(a * a + b * b));
     }
     return out;
 }
@@ -344,7 +347,7 @@ inline interval norm_output_bound(const model::norm_weights& norm)
     if (!norm.bias.size()) return bound;
     interval beta(0.0);
     for (const double b : norm.bias) beta += interval(b) * interval(b);
-    return bound + sqrt(beta);
+    return bound + detail::root_of_nonnegative(beta);
 }
 
 /// Per pair l, an upper bound on |W_l x + b_l| over every ||x|| <= radius: ||W_l||_F radius + |b_l|.
@@ -358,7 +361,7 @@ inline std::vector<interval> pair_norm_bounds(const matrix& w, const vector& b, 
             for (std::size_t j = 0; j < D; ++j) rows += interval(w(i, j)) * interval(w(i, j));
             if (b.size()) bias += interval(b(i)) * interval(b(i));
         }
-        out.push_back(sqrt(rows) * radius + sqrt(bias));
+        out.push_back(detail::root_of_nonnegative(rows) * radius + detail::root_of_nonnegative(bias));
     }
     return out;
 }
