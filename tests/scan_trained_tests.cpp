@@ -110,7 +110,7 @@ void judge_trained_model(const std::string& name)
     const auto r = scan::scan_model(model);
     const auto behaviour = behaviour_of(model);
     const double previous_token = truth["thresholds"]["previous_token"].get<double>();
-    const auto borderline = truth["borderline"].value("previous_token", std::vector<std::string>{});
+    const auto borderline_previous = truth["borderline"].value("previous_token", std::vector<std::string>{});
     agreement previous, sink, copy;
     std::vector<std::string> semantic_on_positional;
     for (const auto& [id, g] : truth["heads"].items()) {
@@ -118,7 +118,7 @@ void judge_trained_model(const std::string& name)
         const auto& h = head_of(r, layer, head);
         const auto* b = behaviour.find(layer, head);
         BOOST_TEST_REQUIRE(b != nullptr);
-        if (!has(borderline, id)) judge(previous, id, h, "previous_token", g["tl_scores"]["previous_token"]["mean"].get<double>() >= previous_token);
+        if (!has(borderline_previous, id)) judge(previous, id, h, "previous_token", g["tl_scores"]["previous_token"]["mean"].get<double>() >= previous_token);
         for (const auto& [label, counts] : {std::pair{"sink", &sink}, {"copy", &copy}}) {
             if (borderline(behaviour, *b, label)) BOOST_TEST_MESSAGE(name << " " << id << ": " << label << " borderline, not judged");
             else judge(*counts, id, h, label, b->shows(label));
@@ -161,9 +161,9 @@ BOOST_AUTO_TEST_CASE(a_nope_layer_gets_no_offset_label)
 }
 
 /// stories260K: the heads qkov's own forward pass shows as previous-token heads are labelled so
-/// from the weights, and no previous_token label is contradicted by the behaviour. Of the 8, 2.2 is
-/// borderline (measured 0.51 against the threshold 0.495; predicted 0.48 on offset 1) and is not
-/// judged; the other 7 must be labelled.
+/// from the weights, and no previous_token label is contradicted by the behaviour. Away from the
+/// threshold every head must agree; of the 8 heads that show the behaviour, 7 are labelled: 2.2 is
+/// borderline (measured 0.51 against the threshold 0.495, predicted 0.48 on offset 1).
 BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
@@ -172,17 +172,18 @@ BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
     const auto r = scan::scan_model(model);
     const auto behaviour = behaviour_of(model);
     agreement previous;
-    std::size_t shown = 0;
+    std::size_t shown = 0, labelled = 0;
     for (const auto& b : behaviour.per_head) {
         const std::string id = std::to_string(b.layer) + "." + std::to_string(b.head);
         shown += b.shows("previous_token") ? 1 : 0;
+        labelled += b.shows("previous_token") && has(head_of(r, b.layer, b.head).labels.labels, "previous_token") ? 1 : 0;
         if (borderline(behaviour, b, "previous_token")) BOOST_TEST_MESSAGE("stories260K " << id << ": previous_token borderline, not judged");
         else judge(previous, id, head_of(r, b.layer, b.head), "previous_token", b.shows("previous_token"));
     }
     BOOST_TEST_MESSAGE("stories260K previous_token: " << previous.labelled << " of " << previous.shown << " labelled away from the threshold; missed "
                                                       << list(previous.missed) << "; labelled without the behaviour " << list(previous.contradicted));
     BOOST_TEST(shown == 8u);
-    BOOST_TEST(previous.shown >= 7u);
+    BOOST_TEST(labelled >= 7u, labelled << " of the " << shown << " previous-token heads labelled");
     BOOST_TEST(previous.missed.empty(), "previous-token heads without the label: " << list(previous.missed));
     BOOST_TEST(previous.contradicted.empty(), "labelled previous_token without the behaviour: " << list(previous.contradicted));
     BOOST_TEST(previous.certified_contradicted == 0u);

@@ -17,18 +17,14 @@
 #include <vector>
 
 #include "qkov/forward/forward_pass.hpp"
+#include "qkov/numeric/uniform_below.hpp"
 
 namespace qkov::detect {
 
+using numeric::uniform_below;
+
 using forward::token_id;
 
-/// A uniform integer in [0, bound), bound >= 1, without modulo bias.
-inline std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound)
-{
-    const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % bound;  // a multiple of bound
-    for (;;)
-        if (const std::uint64_t x = rng(); x < limit) return x % bound;
-}
 
 /// [bos] + r + r, r = `length` distinct ids drawn from [0, vocabulary) without bos.
 /// Throws std::invalid_argument when length is 0 or the vocabulary has fewer than `length` ids

@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "qkov/detect/repeated_tokens.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/forward/norms.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/model/attention_model.hpp"
 #include "qkov/model/head_weights.hpp"
+#include "qkov/numeric/uniform_below.hpp"
 
 namespace qkov::scan {
 
@@ -153,7 +153,7 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
 }
 
 /// Each token's normed input at every layer in a random context: the tokens asked, in a seeded
-/// random order (detect::uniform_below's platform-independent draw), are read as [BOS] + chunks of
+/// random order (numeric::uniform_below's platform-independent draw), are read as [BOS] + chunks of
 /// `context` tokens, so each token follows a random predecessor as in text, and what earlier heads
 /// copy from the previous positions is in its residual. effective[l] is tokens.size() x D, row i
 /// token tokens[i]. Needs the forward pass.
@@ -166,7 +166,7 @@ inline std::vector<matrix> effective_embeddings(const forward::decoder<double>& 
     std::vector<std::size_t> order(T);
     for (std::size_t i = 0; i < T; ++i) order[i] = i;
     std::mt19937_64 rng(seed);
-    for (std::size_t i = 0; i + 1 < T; ++i) std::swap(order[i], order[i + detect::uniform_below(rng, T - i)]);
+    for (std::size_t i = 0; i + 1 < T; ++i) std::swap(order[i], order[i + numeric::uniform_below(rng, T - i)]);
     context = std::max<std::size_t>(context, 1);
     for (std::size_t first = 0; first < T; first += context) {
         const std::size_t n = std::min(context, T - first);
