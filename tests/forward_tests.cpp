@@ -384,6 +384,16 @@ BOOST_AUTO_TEST_CASE(llama2c_reader_refuses_damaged_files)
     BOOST_TEST(contains(error(llama2c_bytes({8, 4, 1, 2, 1, -2147483647 - 1, 2}, 0)), "vocab_size = -2147483648"));
 }
 
+// Products of three header values reach 2^72; this 92-byte header is solved so that the size it
+// implies, wrapped around 2^64, is 92: the tensors would then point far outside the file.
+BOOST_AUTO_TEST_CASE(llama2c_header_whose_size_wraps_around_64_bits_is_refused)
+{
+    const auto p = scratch("wrap.bin");
+    write_bytes(p, llama2c_bytes({16777216, 11184799, 16384, 1048576, 1, 16383, 1}, 16));
+    const auto e = error_of([&] { io::llama2c_file f(p); });
+    BOOST_TEST(contains(e, "implies more bytes than 64 bits can count, the file has 92"), e);
+}
+
 BOOST_AUTO_TEST_CASE(pytorch_zip_named_bin_is_refused_as_a_pickle)
 {
     const auto p = scratch("pytorch_model.bin");
