@@ -347,3 +347,17 @@ BOOST_AUTO_TEST_CASE(gpt2_small_attention_loads_all_144_heads_and_reports_the_mi
     BOOST_TEST(!model.embedding().has_value());
     BOOST_TEST(!model.unembedding().has_value());
 }
+
+// Wrong types in the fields qkov reads were read as a default: a string "true" as false (the
+// copying scores dropped), NeoX's "false" as true, a string rope_scaling ignored; a rotary
+// fraction of 0.01 gave rotary_dim 0; a base of 1e-300 made angles near 1e225.
+BOOST_AUTO_TEST_CASE(config_fields_of_the_wrong_type_or_range_are_named)
+{
+    const std::string llama = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"vocab_size":2)";
+    const std::string neox = R"({"model_type":"gpt_neox","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"vocab_size":2)";
+    BOOST_TEST(contains(config_error(llama + R"(,"tie_word_embeddings":"true"})"), "\"tie_word_embeddings\" is not true or false (\"true\")"));
+    BOOST_TEST(contains(config_error(neox + R"(,"use_parallel_residual":"false"})"), "\"use_parallel_residual\" is not true or false (\"false\")"));
+    BOOST_TEST(contains(config_error(llama + R"(,"rope_scaling":"linear"})"), "\"rope_scaling\" is not an object (\"linear\")"));
+    BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":0.01})"), "the rotary dimension 0 rotates no pair"));
+    BOOST_TEST(contains(config_error(llama + R"(,"rope_theta":1e-300})"), "the RoPE base 1e-300 is not above 1"));
+}
