@@ -361,3 +361,19 @@ BOOST_AUTO_TEST_CASE(config_fields_of_the_wrong_type_or_range_are_named)
     BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":0.01})"), "the rotary dimension 0 rotates no pair"));
     BOOST_TEST(contains(config_error(llama + R"(,"rope_theta":1e-300})"), "the RoPE base 1e-300 is not above 1"));
 }
+
+// The config's sizes are checked against the tensors before anything is sized by them: a width of
+// 20000 over a 4-wide file once cost 3.1 GB before the shape error, 2^40 layers ran on unbounded.
+BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_opens)
+{
+    const auto dir = tiny_llama("wide", 0.5f);
+    const auto open_error = [&](const std::string& config) {
+        std::ofstream(dir / "config.json", std::ios::trunc) << config;
+        return qkov::test::error_of([&] { (void)open_model(dir); });
+    };
+    BOOST_TEST(contains(open_error(R"({"model_type":"llama","hidden_size":20000,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})"),
+                        "self_attn.o_proj.weight': shape [4, 4], expected [20000, 20000]"));
+    BOOST_TEST(contains(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1099511627776,"num_attention_heads":1,"vocab_size":2})"),
+                        "the config states 1099511627776 layers, but the file has no tensor 'model.layers.1099511627775.self_attn.o_proj.weight'"));
+    BOOST_TEST(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})") == "(no error)");
+}
