@@ -394,6 +394,24 @@ BOOST_AUTO_TEST_CASE(llama2c_header_whose_size_wraps_around_64_bits_is_refused)
     BOOST_TEST(contains(e, "implies more bytes than 64 bits can count, the file has 92"), e);
 }
 
+// A sequence longer than the context a RoPE model declares (no position table bounds it) is
+// refused before the pass, as is one whose n x n pattern would pass 1 GiB.
+BOOST_AUTO_TEST_CASE(sequences_past_the_declared_context_are_refused)
+{
+    const auto p = scratch("context.bin");
+    write_bytes(p, llama2c_bytes(small_header, small_floats));  // seq_len 2
+    const auto model = model::open_model(p);
+    const std::vector<token_id> three{1, 2, 0};
+    BOOST_TEST(contains(error_of([&] { (void)forward::decoder<double>(model).logits(three); }), "3 tokens, but the model's context is 2 positions"));
+    auto long_header = small_header;
+    long_header[6] = 40000;  // seq_len: freq_cis is 40000 x 4 floats
+    const auto q = scratch("long-context.bin");
+    write_bytes(q, llama2c_bytes(long_header, small_floats - 8 + 40000 * 4));
+    const auto long_model = model::open_model(q);
+    const std::vector<token_id> many(20000, 1);
+    BOOST_TEST(contains(error_of([&] { (void)forward::decoder<float>(long_model).logits(many); }), "the forward pass takes at most 16384 tokens"));
+}
+
 BOOST_AUTO_TEST_CASE(pytorch_zip_named_bin_is_refused_as_a_pickle)
 {
     const auto p = scratch("pytorch_model.bin");
