@@ -394,6 +394,29 @@ BOOST_AUTO_TEST_CASE(llama2c_header_whose_size_wraps_around_64_bits_is_refused)
     BOOST_TEST(contains(e, "implies more bytes than 64 bits can count, the file has 92"), e);
 }
 
+// Finite weights near the float maximum overflow in float32: the scores were NaN and reported as
+// measured; now the pass stops and names the head. float64 holds them.
+BOOST_AUTO_TEST_CASE(overflow_from_finite_weights_is_an_error_naming_the_head)
+{
+    // The layout of small_header (see above): norms at [24, 32), [224, 232), [328, 336); wq at [32, 96).
+    std::vector<char> bytes = llama2c_bytes(small_header, 0);
+    for (std::size_t i = 0; i < small_floats; ++i) {
+        const bool norm = (i >= 24 && i < 32) || (i >= 224 && i < 232) || (i >= 328 && i < 336);
+        const float x = i >= 32 && i < 96 ? 3e38f : norm ? 1.0f : 0.1f;
+        const std::size_t at = bytes.size();
+        bytes.resize(at + 4);
+        std::memcpy(bytes.data() + at, &x, 4);
+    }
+    const auto p = scratch("overflow.bin");
+    write_bytes(p, bytes);
+    const auto model = model::open_model(p);
+    const std::vector<token_id> tokens{1, 2};
+    const auto e = error_of([&] { (void)forward::decoder<float>(model).logits(tokens); });
+    BOOST_TEST(contains(e, "layer 0 head 0's attention pattern is not finite although every weight is"), e);
+    BOOST_TEST(contains(e, "--dtype float64"));
+    BOOST_TEST(error_of([&] { (void)forward::decoder<double>(model).logits(tokens); }) == "(no error)");
+}
+
 // A sequence longer than the context a RoPE model declares (no position table bounds it) is
 // refused before the pass, as is one whose n x n pattern would pass 1 GiB.
 BOOST_AUTO_TEST_CASE(sequences_past_the_declared_context_are_refused)

@@ -136,6 +136,7 @@ private:
         tensor2<T> out = x + attention_block(normalized(x, b.attention_norm), b.attention, w_.config, l, rope, visit);
         // Parallel: the MLP reads the block's input; sequential: the residual after attention.
         out += mlp(normalized(w_.config.parallel_residual ? x : out, b.mlp_norm), b.mlp);
+        detail::require_finite(out, "layer " + std::to_string(l) + "'s residual stream after its MLP");
         return out;
     }
 
