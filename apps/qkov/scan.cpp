@@ -141,7 +141,7 @@ nlohmann::json head_json(const scan::head_metrics& h)
 int scan(const scan_cli_options& o)
 {
     apply_threads_option(o.threads);
-    check_report_paths(o.markdown, o.figures);
+    check_run_paths({o.json, o.markdown, o.figures, o.seed_head_model, ""});  // json, markdown, figures, new model, scan
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -265,7 +265,7 @@ int scan(const scan_cli_options& o)
             edges.push_back(std::move(e));
         }
         j["strongest_edges"] = std::move(edges);
-        io::write_file_atomically(o.json, j.dump(1) + "\n");
+        report::write_report_file(o.json, j.dump(1) + "\n");
     }
     return all_passed ? 0 : 1;
 }
