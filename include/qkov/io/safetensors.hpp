@@ -85,8 +85,14 @@ public:
         if (bytes.size() < 8) throw model_file_error(file, "too short for a safetensors header length (" + std::to_string(bytes.size()) + " bytes)");
         std::uint64_t n;
         std::memcpy(&n, bytes.data(), 8);
-        if (n > safetensors_max_header)
-            throw model_file_error(file, "header length " + std::to_string(n) + " is absurdly large (limit " + std::to_string(safetensors_max_header) + ")");
+        if (n > safetensors_max_header) {
+            // Eight printable bytes are text, not a length: most often a JSON or text file given as a model.
+            const std::string start(reinterpret_cast<const char*>(bytes.data()), 8);
+            const bool text = std::all_of(start.begin(), start.end(), [](char c) { return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r'; });
+            throw model_file_error(file, "not a safetensors file: header length " + std::to_string(n) + " is absurdly large (limit " +
+                                             std::to_string(safetensors_max_header) + ")" +
+                                             (text ? "; it starts with the text " + nlohmann::json(start).dump() + ", so it is a text or JSON file, not a model" : ""));
+        }
         if (n > bytes.size() - 8)
             throw model_file_error(file, "header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)");
         const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<std::size_t>(n));
