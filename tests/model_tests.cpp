@@ -362,6 +362,15 @@ BOOST_AUTO_TEST_CASE(config_fields_of_the_wrong_type_or_range_are_named)
     BOOST_TEST(contains(config_error(llama + R"(,"rope_theta":1e-300})"), "the RoPE base 1e-300 is not above 1"));
 }
 
+// nlohmann::json keeps the last of two equal keys: "num_hidden_layers" 2 then 1 read as 1.
+BOOST_AUTO_TEST_CASE(config_with_a_repeated_key_is_refused)
+{
+    const auto dir = tiny_llama("repeated-key", 0.5f);
+    std::ofstream(dir / "config.json")
+        << R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":2,"num_attention_heads":1,"vocab_size":2,"num_hidden_layers":1})";
+    BOOST_TEST(contains(layer_error(dir), "the key \"num_hidden_layers\" appears twice in one object"));
+}
+
 // The config's sizes are checked against the tensors before anything is sized by them: a width of
 // 20000 over a 4-wide file once cost 3.1 GB before the shape error, 2^40 layers ran on unbounded.
 BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_opens)

@@ -39,7 +39,7 @@ inline std::string read_small_text_file(const std::filesystem::path& path, std::
     return text.str();
 }
 
-/// Parses a JSON object from a small file: depth-checked, object required.
+/// Parses a JSON object from a small file: depth-checked, object required, no key repeated.
 inline nlohmann::json read_json_object(const std::filesystem::path& path)
 {
     const std::string text = read_small_text_file(path);
@@ -47,6 +47,8 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path)
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw model_file_error(path.string(), "not valid JSON");
     if (!j.is_object()) throw model_file_error(path.string(), "not a JSON object");
+    if (const auto dup = detail::first_repeated_key(text))
+        throw model_file_error(path.string(), "the key \"" + dup->key + "\" appears twice in one object (JSON readers disagree on which one counts)");
     return j;
 }
 
