@@ -386,3 +386,19 @@ BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_
                         "the config states 1099511627776 layers, but the file has no tensor 'model.layers.1099511627775.self_attn.o_proj.weight'"));
     BOOST_TEST(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})") == "(no error)");
 }
+
+// transformers reads model.safetensors when a directory also holds an index; so does qkov now.
+// A shard name with a NUL was cut at the NUL and named another file.
+BOOST_AUTO_TEST_CASE(single_file_before_the_index_and_no_nul_in_shard_names)
+{
+    const auto dir = tiny_llama("both", 0.5f);
+    std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"missing.safetensors"}})";
+    BOOST_TEST(open_model(dir).source().format() == "safetensors");
+    fs::remove(dir / "model.safetensors.index.json");
+    std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"model.safetensors\u0000x"}})";
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)qkov::io::safetensors_index(dir / "model.safetensors.index.json"); }), "is not a plain file name"));
+    std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc)
+        << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"model.safetensors","model.layers.0.self_attn.q_proj.weight":"other.safetensors"}})";
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)qkov::io::safetensors_index(dir / "model.safetensors.index.json"); }),
+                        "the key \"model.layers.0.self_attn.q_proj.weight\" appears twice"));
+}

@@ -63,8 +63,9 @@ public:
         for (const auto& [tensor, shard] : map_it->items()) {
             if (!shard.is_string()) throw model_file_error(index_, tensor, "its shard name is not a string");
             const std::string shard_name = shard.get<std::string>();
-            if (shard_name.empty() || shard_name.find('/') != std::string::npos || shard_name == "." || shard_name == "..")
-                throw model_file_error(index_, tensor, "shard name '" + shard_name + "' is not a plain file name");
+            // A NUL would cut the name where the system reads it: another file than the one named.
+            if (shard_name.empty() || shard_name.find_first_of(std::string("/\0", 2)) != std::string::npos || shard_name == "." || shard_name == "..")
+                throw model_file_error(index_, tensor, "shard name " + nlohmann::json(shard_name).dump() + " is not a plain file name");
             auto it = shards_.find(shard_name);
             if (it == shards_.end()) {
                 if (!std::filesystem::exists(dir / shard_name))
