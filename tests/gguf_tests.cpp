@@ -285,3 +285,19 @@ BOOST_AUTO_TEST_CASE(gguf_long_metadata_arrays_are_skipped_not_materialised)
     t.bytes.append(3999, '\0');
     BOOST_TEST(contains(error_of(t.write("arrays-short.gguf")), "truncated at byte"));
 }
+
+// llama.cpp requires a power-of-two alignment and tensor offsets that are multiples of it; both
+// were accepted.
+BOOST_AUTO_TEST_CASE(gguf_alignment_must_be_a_power_of_two_and_offsets_aligned)
+{
+    gguf_writer w;
+    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(1);
+    w.str("general.alignment").put<std::uint32_t>(4).put<std::uint32_t>(3);
+    BOOST_TEST(contains(error_of(w.write("align3.gguf")), "general.alignment 3 is not a power of two"));
+    gguf_writer t;
+    t.put<std::uint32_t>(3).put<std::uint64_t>(1).put<std::uint64_t>(0);
+    t.str("t").put<std::uint32_t>(1).put<std::uint64_t>(4).put<std::uint32_t>(0).put<std::uint64_t>(4);
+    t.bytes.append((32 - t.bytes.size() % 32) % 32, '\0');
+    t.bytes.append(64, '\0');
+    BOOST_TEST(contains(error_of(t.write("unaligned.gguf")), "tensor 't': offset 4 is not a multiple of the alignment 32"));
+}

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -87,8 +88,10 @@ public:
         }
         std::uint64_t alignment = 32;
         if (const auto it = metadata_.find("general.alignment"); it != metadata_.end()) {
-            if (!it->second.is_number_unsigned() || it->second.get<std::uint64_t>() == 0 || it->second.get<std::uint64_t>() > 65536)
-                throw model_file_error(map_.path(), "general.alignment is not a positive integer up to 65536");
+            // llama.cpp requires a power of two, and so the offsets below can be checked against it.
+            if (!it->second.is_number_unsigned() || it->second.get<std::uint64_t>() == 0 || it->second.get<std::uint64_t>() > 65536 ||
+                !std::has_single_bit(it->second.get<std::uint64_t>()))
+                throw model_file_error(map_.path(), "general.alignment " + it->second.dump() + " is not a power of two up to 65536");
             alignment = it->second.get<std::uint64_t>();
         }
         const std::uint64_t data_start = (c.at + alignment - 1) / alignment * alignment;
@@ -98,6 +101,8 @@ public:
             const std::uint64_t size = byte_count(t.dtype, static_cast<std::size_t>(t.count));
             if (t.dtype == tensor_dtype::q8_0 && size == 0 && t.count != 0)
                 throw model_file_error(map_.path(), t.name, "Q8_0 tensor of " + std::to_string(t.count) + " values, not a whole number of 32-value blocks");
+            if (t.offset % alignment != 0)
+                throw model_file_error(map_.path(), t.name, "offset " + std::to_string(t.offset) + " is not a multiple of the alignment " + std::to_string(alignment));
             if (t.offset > data.size() || size > data.size() - t.offset)
                 throw model_file_error(map_.path(), t.name, "data runs past the end of the file (truncated or a bad offset)");
             if (tensors_.contains(t.name)) throw model_file_error(map_.path(), t.name, "the name appears twice");
