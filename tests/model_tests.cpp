@@ -385,6 +385,10 @@ BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_
     BOOST_TEST(contains(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1099511627776,"num_attention_heads":1,"vocab_size":2})"),
                         "the config states 1099511627776 layers, but tensor 'model.layers.1099511627775.self_attn.o_proj.weight' of the last of them is missing"));
     BOOST_TEST(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})") == "(no error)");
+    // Without any output projection nothing bounds the width: refused at once, not when the scan
+    // reaches layer 0 after sizing D x D.
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)open_model(tiny_llama("no-o-proj", 0.5f, "o_proj")); }),
+                        "self_attn.o_proj.weight': missing, and the llama architecture needs it"));
 }
 
 // transformers reads model.safetensors when a directory also holds an index; so does qkov now.

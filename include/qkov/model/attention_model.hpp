@@ -258,11 +258,13 @@ private:
         const auto [suffix, rows, cols] = config_.family == io::model_family::gpt2       ? std::tuple{"attn.c_proj.weight", *Hd, D}
                                           : config_.family == io::model_family::gpt_neox ? std::tuple{"attention.dense.weight", D, *Hd}
                                                                                          : std::tuple{"self_attn.o_proj.weight", D, *Hd};
-        if (find_layer_tensor(L - 1, {suffix}) == nullptr && find_layer_tensor(0, {suffix}) != nullptr)
+        // Every layer needs its output projection: the first one bounds the sizes, the last one the count.
+        shaped(need(0, suffix), rows, cols);
+        const auto* last = find_layer_tensor(L - 1, {suffix});
+        if (last == nullptr)
             throw io::model_file_error(source_->location(), "the config states " + std::to_string(L) + " layers, but tensor '" + prefixes().front() +
                                                                 layer_prefix(L - 1) + suffix + "' of the last of them is missing");
-        for (const std::size_t l : {std::size_t{0}, L - 1})
-            if (const auto* t = find_layer_tensor(l, {suffix})) shaped(*t, rows, cols);
+        shaped(*last, rows, cols);
         if (const auto* e = find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"}); e && e->shape.size() == 2)
             shaped(*e, config_.vocab_size, D);
     }
