@@ -62,7 +62,8 @@ PY
 
 # Hostile seeds of issue 30: a llama2.c header whose implied size wraps around 2^64 to the file's
 # 92 bytes; GGUF files with a rotary dimension wider than the head, a NaN base, a negative epsilon,
-# a long metadata array, a non-power-of-two alignment and an unaligned tensor offset.
+# a long metadata array, a non-power-of-two alignment, an unaligned tensor offset and a base
+# given as bytes that are not UTF-8.
 "$python" - "$out" <<'PY'
 import struct, sys
 d = sys.argv[1]
@@ -91,6 +92,8 @@ gguf("eps_negative", [(s("llama.attention.layer_norm_rms_epsilon"), 6, struct.pa
 gguf("long_array", [(s("tokenizer.ggml.scores"), 9, struct.pack("<IQ", 0, 4096) + bytes(4096))])
 gguf("alignment_3", [(s("general.alignment"), 4, struct.pack("<I", 3))])
 gguf("unaligned", [], s("t") + struct.pack("<IQIQ", 1, 4, 0, 4), 1, bytes(64))
+# A string that is not UTF-8 where a number belongs (quoting it once threw nlohmann's type_error).
+gguf("base_bytes", [(s("llama.rope.freq_base"), 8, struct.pack("<Q", 2) + b"\x9f\xff")])
 PY
 
 if [ -d "$shared/fixtures/models" ]; then

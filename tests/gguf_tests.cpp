@@ -301,3 +301,14 @@ BOOST_AUTO_TEST_CASE(gguf_alignment_must_be_a_power_of_two_and_offsets_aligned)
     t.bytes.append(64, '\0');
     BOOST_TEST(contains(error_of(t.write("unaligned.gguf")), "tensor 't': offset 4 is not a multiple of the alignment 32"));
 }
+
+// A GGUF string is any bytes: quoting one that is not UTF-8 in a message threw nlohmann's
+// type_error (found by fuzzing) instead of naming the bad value.
+BOOST_AUTO_TEST_CASE(gguf_value_quoted_in_a_message_may_be_any_bytes)
+{
+    meta_entry text{"rope.freq_base", 8, ""};
+    const std::string bytes = "\x9f\xff";
+    const std::uint64_t n = bytes.size();
+    text.value.append(reinterpret_cast<const char*>(&n), 8).append(bytes);
+    BOOST_TEST(contains(config_error("base-bytes.gguf", {text}), "\"llama.rope.freq_base\" is not a number"));
+}

@@ -91,7 +91,9 @@ public:
             // llama.cpp requires a power of two, and so the offsets below can be checked against it.
             if (!it->second.is_number_unsigned() || it->second.get<std::uint64_t>() == 0 || it->second.get<std::uint64_t>() > 65536 ||
                 !std::has_single_bit(it->second.get<std::uint64_t>()))
-                throw model_file_error(map_.path(), "general.alignment " + it->second.dump() + " is not a power of two up to 65536");
+                throw model_file_error(map_.path(), "general.alignment " +
+                                                        (it->second.is_number_unsigned() ? std::to_string(it->second.get<std::uint64_t>()) : std::string("(not an unsigned integer)")) +
+                                                        " is not a power of two up to 65536");
             alignment = it->second.get<std::uint64_t>();
         }
         const std::uint64_t data_start = (c.at + alignment - 1) / alignment * alignment;

@@ -75,14 +75,18 @@ inline const nlohmann::json* config_key(const nlohmann::json& j, std::initialize
     return nullptr;
 }
 
+/// A value as a message quotes it. A GGUF string is any bytes, and dump() throws on invalid
+/// UTF-8 (a type_error, not the model_file_error the message was for): bad bytes are replaced.
+inline std::string json_text(const nlohmann::json& v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 /// A size a model file states (a config.json key, a GGUF metadata value): a positive integer up to
 /// 2^40. One check for every format, so that a GGUF file is held to what config.json is.
 inline std::size_t positive_size(const nlohmann::json& v, const std::string& key, const std::string& file)
 {
-    if (!v.is_number_integer()) throw model_file_error(file, "\"" + key + "\" is not an integer (" + v.dump() + ")");
+    if (!v.is_number_integer()) throw model_file_error(file, "\"" + key + "\" is not an integer (" + json_text(v) + ")");
     if (v.is_number_unsigned() ? v.get<std::uint64_t>() > (std::uint64_t{1} << 40) : v.get<std::int64_t>() > (std::int64_t{1} << 40))
-        throw model_file_error(file, "\"" + key + "\" is absurdly large (" + v.dump() + ")");
-    if (!v.is_number_unsigned() && v.get<std::int64_t>() <= 0) throw model_file_error(file, "\"" + key + "\" must be positive, not " + v.dump());
+        throw model_file_error(file, "\"" + key + "\" is absurdly large (" + json_text(v) + ")");
+    if (!v.is_number_unsigned() && v.get<std::int64_t>() <= 0) throw model_file_error(file, "\"" + key + "\" must be positive, not " + json_text(v));
     if (v.get<std::uint64_t>() == 0) throw model_file_error(file, "\"" + key + "\" must be positive, not 0");
     return v.get<std::size_t>();
 }
@@ -90,18 +94,18 @@ inline std::size_t positive_size(const nlohmann::json& v, const std::string& key
 /// A real number a model file states (a RoPE base, a norm's epsilon): positive and finite.
 inline double positive_number(const nlohmann::json& v, const std::string& key, const std::string& file)
 {
-    if (!v.is_number()) throw model_file_error(file, "\"" + key + "\" is not a number (" + v.dump() + ")");
+    if (!v.is_number()) throw model_file_error(file, "\"" + key + "\" is not a number (" + json_text(v) + ")");
     const double x = v.get<double>();
-    if (!std::isfinite(x) || x <= 0)  // JSON has no NaN or infinity: a GGUF float may be either, dump() would say null
+    if (!std::isfinite(x) || x <= 0)  // JSON has no NaN or infinity: a GGUF float may be either, json_text would say null
         throw model_file_error(file, "\"" + key + "\" must be a positive finite number, not " +
-                                         (std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "infinity" : "-infinity") : v.dump()));
+                                         (std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "infinity" : "-infinity") : json_text(v)));
     return x;
 }
 
 /// A flag a model file states: true or false, never a string or a number read as one.
 inline bool boolean_flag(const nlohmann::json& v, const std::string& key, const std::string& file)
 {
-    if (!v.is_boolean()) throw model_file_error(file, "\"" + key + "\" is not true or false (" + v.dump() + ")");
+    if (!v.is_boolean()) throw model_file_error(file, "\"" + key + "\" is not true or false (" + json_text(v) + ")");
     return v.get<bool>();
 }
 
@@ -130,7 +134,7 @@ inline std::optional<std::size_t> config_token(const nlohmann::json& j, const ch
     const nlohmann::json* v = config_key(j, {key});
     if (v == nullptr) return std::nullopt;
     if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-        throw model_file_error(file, std::string("\"") + key + "\" is not a non-negative integer (" + v->dump() + ")");
+        throw model_file_error(file, std::string("\"") + key + "\" is not a non-negative integer (" + json_text(*v) + ")");
     const auto id = v->get<std::uint64_t>();
     if (id >= vocabulary)
         throw model_file_error(file, std::string("\"") + key + "\" " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabulary));
@@ -210,7 +214,7 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         r.rotary_dim = static_cast<std::size_t>(static_cast<double>(c.head_dim) * fraction);
         r.rotary_dim -= r.rotary_dim % 2;
         const nlohmann::json* scaling = config_key(j, {"rope_scaling"});
-        if (scaling != nullptr && !scaling->is_object()) throw model_file_error(file, "\"rope_scaling\" is not an object (" + scaling->dump() + ")");
+        if (scaling != nullptr && !scaling->is_object()) throw model_file_error(file, "\"rope_scaling\" is not an object (" + detail::json_text(*scaling) + ")");
         if (scaling == nullptr) scaling = params && params->is_object() ? params : nullptr;
         if (scaling) {
             const auto* kind = config_key(*scaling, {"rope_type", "type"});

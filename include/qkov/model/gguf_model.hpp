@@ -110,7 +110,7 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     c.max_positions = size("context_length", false, 0);
     if (const auto it = meta.find("tokenizer.ggml.bos_token_id"); it != meta.end()) {
         if (!it->second.is_number_integer() || it->second.get<std::int64_t>() < 0 || it->second.get<std::uint64_t>() >= c.vocab_size)
-            throw io::model_file_error(file, "tokenizer.ggml.bos_token_id " + it->second.dump() + " is not a token of the vocabulary of " + std::to_string(c.vocab_size));
+            throw io::model_file_error(file, "tokenizer.ggml.bos_token_id " + io::detail::json_text(it->second) + " is not a token of the vocabulary of " + std::to_string(c.vocab_size));
         c.bos_token_id = it->second.get<std::size_t>();
     }
     io::rope_config r;
