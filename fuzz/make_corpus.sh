@@ -60,6 +60,42 @@ with open(f"{d}/tokenizer/three", "wb") as f:
         f.write(struct.pack("<fi", 0.0, len(piece)) + piece)
 PY
 
+# Hostile seeds of issue 30: a llama2.c header whose implied size wraps around 2^64 to the file's
+# 92 bytes; GGUF files with a rotary dimension wider than the head, a NaN base, a negative epsilon,
+# a long metadata array, a non-power-of-two alignment, an unaligned tensor offset and a base
+# given as bytes that are not UTF-8.
+"$python" - "$out" <<'PY'
+import struct, sys
+d = sys.argv[1]
+with open(f"{d}/llama2c/wrap", "wb") as f:
+    f.write(struct.pack("<7i", 16777216, 11184799, 16384, 1048576, 1, 16383, 1) + bytes(64))
+
+def s(text):
+    b = text.encode()
+    return struct.pack("<Q", len(b)) + b
+
+def gguf(name, extra, tensors=b"", n_tensors=0, data=b""):
+    kv = [(s("general.architecture"), 8, s("llama")), (s("llama.embedding_length"), 4, struct.pack("<I", 8)),
+          (s("llama.block_count"), 4, struct.pack("<I", 1)), (s("llama.attention.head_count"), 4, struct.pack("<I", 1)),
+          (s("llama.vocab_size"), 4, struct.pack("<I", 4))] + extra
+    body = b"GGUF" + struct.pack("<IQQ", 3, n_tensors, len(kv))
+    for key, kind, value in kv:
+        body += key + struct.pack("<I", kind) + value
+    body += tensors
+    body += bytes(-len(body) % 32) + data
+    with open(f"{d}/gguf/{name}", "wb") as f:
+        f.write(body)
+
+gguf("rope_wide", [(s("llama.rope.dimension_count"), 4, struct.pack("<I", 10))])
+gguf("base_nan", [(s("llama.rope.freq_base"), 6, struct.pack("<f", float("nan")))])
+gguf("eps_negative", [(s("llama.attention.layer_norm_rms_epsilon"), 6, struct.pack("<f", -1e-5))])
+gguf("long_array", [(s("tokenizer.ggml.scores"), 9, struct.pack("<IQ", 0, 4096) + bytes(4096))])
+gguf("alignment_3", [(s("general.alignment"), 4, struct.pack("<I", 3))])
+gguf("unaligned", [], s("t") + struct.pack("<IQIQ", 1, 4, 0, 4), 1, bytes(64))
+# A string that is not UTF-8 where a number belongs (quoting it once threw nlohmann's type_error).
+gguf("base_bytes", [(s("llama.rope.freq_base"), 8, struct.pack("<Q", 2) + b"\x9f\xff")])
+PY
+
 if [ -d "$shared/fixtures/models" ]; then
   for m in gpt2 gpt_neox llama; do cp "$shared/fixtures/models/$m/config.json" "$out/config/$m.json"; done
   cp "$shared/fixtures/models/gpt2/model.safetensors" "$out/safetensors/gpt2"
@@ -70,4 +106,14 @@ if [ -f "$shared/real_models/llama2c-stories260K/stories260K.bin" ]; then
 fi
 if [ -f "$shared/real_models/llama2c-stories260K/stories260K.gguf" ]; then
   cp "$shared/real_models/llama2c-stories260K/stories260K.gguf" "$out/gguf/stories260K"
+  # The same model with llama.rope.dimension_count 10, wider than its heads of 8 (it corrupted the heap).
+  "$python" - "$out/gguf/stories260K" "$out/gguf/stories260K_rope_wide" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+key = b"llama.rope.dimension_count"
+at = b.find(key)
+if at >= 0:
+    struct.pack_into("<I", b, at + len(key) + 4, 10)
+    open(sys.argv[2], "wb").write(b)
+PY
 fi

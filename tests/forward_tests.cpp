@@ -387,6 +387,57 @@ BOOST_AUTO_TEST_CASE(llama2c_reader_refuses_damaged_files)
     BOOST_TEST(contains(error(llama2c_bytes({8, 4, 1, 2, 1, -2147483647 - 1, 2}, 0)), "vocab_size = -2147483648"));
 }
 
+// Products of three header values reach 2^72; this 92-byte header is solved so that the size it
+// implies, wrapped around 2^64, is 92: the tensors would then point far outside the file.
+BOOST_AUTO_TEST_CASE(llama2c_header_whose_size_wraps_around_64_bits_is_refused)
+{
+    const auto p = scratch("wrap.bin");
+    write_bytes(p, llama2c_bytes({16777216, 11184799, 16384, 1048576, 1, 16383, 1}, 16));
+    const auto e = error_of([&] { io::llama2c_file f(p); });
+    BOOST_TEST(contains(e, "implies more bytes than 64 bits can count, the file has 92"), e);
+}
+
+// Finite weights near the float maximum overflow in float32: the scores were NaN and reported as
+// measured; now the pass stops and names the head. float64 holds them.
+BOOST_AUTO_TEST_CASE(overflow_from_finite_weights_is_an_error_naming_the_head)
+{
+    // The layout of small_header (see above): norms at [24, 32), [224, 232), [328, 336); wq at [32, 96).
+    std::vector<char> bytes = llama2c_bytes(small_header, 0);
+    for (std::size_t i = 0; i < small_floats; ++i) {
+        const bool norm = (i >= 24 && i < 32) || (i >= 224 && i < 232) || (i >= 328 && i < 336);
+        const float x = i >= 32 && i < 96 ? 3e38f : norm ? 1.0f : 0.1f;
+        const std::size_t at = bytes.size();
+        bytes.resize(at + 4);
+        std::memcpy(bytes.data() + at, &x, 4);
+    }
+    const auto p = scratch("overflow.bin");
+    write_bytes(p, bytes);
+    const auto model = model::open_model(p);
+    const std::vector<token_id> tokens{1, 2};
+    const auto e = error_of([&] { (void)forward::decoder<float>(model).logits(tokens); });
+    BOOST_TEST(contains(e, "layer 0 head 0's attention pattern is not finite although every weight is"), e);
+    BOOST_TEST(contains(e, "--dtype float64"));
+    BOOST_TEST(error_of([&] { (void)forward::decoder<double>(model).logits(tokens); }) == "(no error)");
+}
+
+// A sequence longer than the context a RoPE model declares (no position table bounds it) is
+// refused before the pass, as is one whose n x n pattern would pass 1 GiB.
+BOOST_AUTO_TEST_CASE(sequences_past_the_declared_context_are_refused)
+{
+    const auto p = scratch("context.bin");
+    write_bytes(p, llama2c_bytes(small_header, small_floats));  // seq_len 2
+    const auto model = model::open_model(p);
+    const std::vector<token_id> three{1, 2, 0};
+    BOOST_TEST(contains(error_of([&] { (void)forward::decoder<double>(model).logits(three); }), "3 tokens, but the model's context is 2 positions"));
+    auto long_header = small_header;
+    long_header[6] = 40000;  // seq_len: freq_cis is 40000 x 4 floats
+    const auto q = scratch("long-context.bin");
+    write_bytes(q, llama2c_bytes(long_header, small_floats - 8 + 40000 * 4));
+    const auto long_model = model::open_model(q);
+    const std::vector<token_id> many(20000, 1);
+    BOOST_TEST(contains(error_of([&] { (void)forward::decoder<float>(long_model).logits(many); }), "the forward pass takes at most 16384 tokens"));
+}
+
 BOOST_AUTO_TEST_CASE(pytorch_zip_named_bin_is_refused_as_a_pickle)
 {
     const auto p = scratch("pytorch_model.bin");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -201,4 +202,116 @@ BOOST_AUTO_TEST_CASE(gguf_truncated)
 BOOST_AUTO_TEST_CASE(gguf_unknown_tensor_type_is_named)
 {
     BOOST_TEST(contains(error_of(one_tensor(12, 256, std::string(256, '\0')).write("q4k.gguf")), "ggml type 12"));
+}
+
+namespace {
+
+/// One metadata entry of a hostile-metadata test: the key after "llama.", and its type and bytes.
+struct meta_entry {
+    std::string key;
+    std::uint32_t type;
+    std::string value;
+};
+
+template <class T>
+meta_entry meta(const std::string& key, std::uint32_t type, T v)
+{
+    return {key, type, std::string(reinterpret_cast<const char*>(&v), sizeof v)};
+}
+
+/// A llama GGUF without tensors (D = 8, one layer, one head of 8, vocabulary 4) plus `extra`
+/// metadata, and the error its configuration throws ("(no error)" when it is accepted).
+std::string config_error(const std::string& name, const std::vector<meta_entry>& extra)
+{
+    std::vector<meta_entry> all = {meta("embedding_length", 4, std::uint32_t{8}), meta("block_count", 4, std::uint32_t{1}),
+                                   meta("attention.head_count", 4, std::uint32_t{1}), meta("vocab_size", 4, std::uint32_t{4})};
+    all.insert(all.end(), extra.begin(), extra.end());
+    gguf_writer w;
+    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(all.size() + 1);
+    w.str("general.architecture").put<std::uint32_t>(8).str("llama");
+    for (const auto& e : all) {
+        w.str("llama." + e.key).put<std::uint32_t>(e.type);
+        w.bytes += e.value;
+    }
+    w.bytes.append((32 - w.bytes.size() % 32) % 32, '\0');  // the (empty) data starts at the next multiple of 32
+    const auto p = w.write(name);
+    return qkov::test::error_of([&] { (void)gguf_config(qkov::io::gguf_file(p)); });
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(gguf_metadata_is_checked_as_config_json_is)
+{
+    BOOST_TEST(config_error("sound.gguf", {}) == "(no error)");
+    // A rotary dimension wider than the head once overran the scan's buffers; an odd one failed
+    // claim B4 instead of being named as bad input.
+    BOOST_TEST(contains(config_error("rope-wide.gguf", {meta("rope.dimension_count", 4, std::uint32_t{10})}), "rotary dimension 10 exceeds the head width 8"));
+    BOOST_TEST(contains(config_error("rope-odd.gguf", {meta("rope.dimension_count", 4, std::uint32_t{5})}), "rotary dimension 5 is odd"));
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    for (const double base : {nan, 0.0, -10000.0, inf})
+        BOOST_TEST(contains(config_error("base.gguf", {meta("rope.freq_base", 12, base)}), "\"llama.rope.freq_base\" must be a positive finite number"));
+    BOOST_TEST(contains(config_error("base-f32.gguf", {meta("rope.freq_base", 6, std::numeric_limits<float>::quiet_NaN())}), "must be a positive finite number"));
+    BOOST_TEST(contains(config_error("base-tiny.gguf", {meta("rope.freq_base", 12, 1e-300)}), "RoPE base"));
+    for (const double eps : {nan, -1e-5})
+        BOOST_TEST(contains(config_error("eps.gguf", {meta("attention.layer_norm_rms_epsilon", 12, eps)}),
+                            "\"llama.attention.layer_norm_rms_epsilon\" must be a positive finite number"));
+    // A string where a number belongs was ignored (10000 used).
+    meta_entry text{"rope.freq_base", 8, ""};
+    const std::string s = "500000";
+    const std::uint64_t n = s.size();
+    text.value.append(reinterpret_cast<const char*>(&n), 8).append(s);
+    BOOST_TEST(contains(config_error("base-string.gguf", {text}), "\"llama.rope.freq_base\" is not a number (\"500000\")"));
+    BOOST_TEST(contains(config_error("context-zero.gguf", {meta("context_length", 4, std::uint32_t{0})}), "\"llama.context_length\" must be positive"));
+}
+
+// A metadata array once took ~35 bytes of memory per byte of file (a 40 MB array, 1.39 GB): long
+// arrays are walked, bounds-checked and kept as their length only; short ones stay arrays.
+BOOST_AUTO_TEST_CASE(gguf_long_metadata_arrays_are_skipped_not_materialised)
+{
+    const std::uint64_t n = std::uint64_t{1} << 20;
+    gguf_writer w;
+    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(3);
+    w.str("big").put<std::uint32_t>(9).put<std::uint32_t>(0).put<std::uint64_t>(n);
+    w.bytes.append(n, '\x07');
+    w.str("words").put<std::uint32_t>(9).put<std::uint32_t>(8).put<std::uint64_t>(100);
+    for (int i = 0; i < 100; ++i) w.str(std::to_string(i));
+    w.str("small").put<std::uint32_t>(9).put<std::uint32_t>(4).put<std::uint64_t>(2).put<std::uint32_t>(5).put<std::uint32_t>(6);
+    w.bytes.append((32 - w.bytes.size() % 32) % 32, '\0');
+    const qkov::io::gguf_file f(w.write("arrays.gguf"));
+    BOOST_TEST(f.metadata().at("big") == (nlohmann::json{{"skipped_array_length", n}}));
+    BOOST_TEST(f.metadata().at("words") == (nlohmann::json{{"skipped_array_length", 100}}));
+    BOOST_TEST(f.metadata().at("small") == (nlohmann::json{5, 6}));
+    // A skipped array is still bounds-checked: one byte short is truncation.
+    gguf_writer t;
+    t.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(1);
+    t.str("big").put<std::uint32_t>(9).put<std::uint32_t>(6).put<std::uint64_t>(1000);
+    t.bytes.append(3999, '\0');
+    BOOST_TEST(contains(error_of(t.write("arrays-short.gguf")), "truncated at byte"));
+}
+
+// llama.cpp requires a power-of-two alignment and tensor offsets that are multiples of it; both
+// were accepted.
+BOOST_AUTO_TEST_CASE(gguf_alignment_must_be_a_power_of_two_and_offsets_aligned)
+{
+    gguf_writer w;
+    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(1);
+    w.str("general.alignment").put<std::uint32_t>(4).put<std::uint32_t>(3);
+    BOOST_TEST(contains(error_of(w.write("align3.gguf")), "general.alignment 3 is not a power of two"));
+    gguf_writer t;
+    t.put<std::uint32_t>(3).put<std::uint64_t>(1).put<std::uint64_t>(0);
+    t.str("t").put<std::uint32_t>(1).put<std::uint64_t>(4).put<std::uint32_t>(0).put<std::uint64_t>(4);
+    t.bytes.append((32 - t.bytes.size() % 32) % 32, '\0');
+    t.bytes.append(64, '\0');
+    BOOST_TEST(contains(error_of(t.write("unaligned.gguf")), "tensor 't': offset 4 is not a multiple of the alignment 32"));
+}
+
+// A GGUF string is any bytes: quoting one that is not UTF-8 in a message threw nlohmann's
+// type_error (found by fuzzing) instead of naming the bad value.
+BOOST_AUTO_TEST_CASE(gguf_value_quoted_in_a_message_may_be_any_bytes)
+{
+    meta_entry text{"rope.freq_base", 8, ""};
+    const std::string bytes = "\x9f\xff";
+    const std::uint64_t n = bytes.size();
+    text.value.append(reinterpret_cast<const char*>(&n), 8).append(bytes);
+    BOOST_TEST(contains(config_error("base-bytes.gguf", {text}), "\"llama.rope.freq_base\" is not a number"));
 }

@@ -433,3 +433,62 @@ BOOST_AUTO_TEST_CASE(gpt2_small_attention_loads_all_144_heads_and_reports_the_mi
     BOOST_TEST(!model.embedding().has_value());
     BOOST_TEST(!model.unembedding().has_value());
 }
+
+// Wrong types in the fields qkov reads were read as a default: a string "true" as false (the
+// copying scores dropped), NeoX's "false" as true, a string rope_scaling ignored; a rotary
+// fraction of 0.01 gave rotary_dim 0; a base of 1e-300 made angles near 1e225.
+BOOST_AUTO_TEST_CASE(config_fields_of_the_wrong_type_or_range_are_named)
+{
+    const std::string llama = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"vocab_size":2)";
+    const std::string neox = R"({"model_type":"gpt_neox","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"vocab_size":2)";
+    BOOST_TEST(contains(config_error(llama + R"(,"tie_word_embeddings":"true"})"), "\"tie_word_embeddings\" is not true or false (\"true\")"));
+    BOOST_TEST(contains(config_error(neox + R"(,"use_parallel_residual":"false"})"), "\"use_parallel_residual\" is not true or false (\"false\")"));
+    BOOST_TEST(contains(config_error(llama + R"(,"rope_scaling":"linear"})"), "\"rope_scaling\" is not an object (\"linear\")"));
+    BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":0.01})"), "the rotary dimension 0 rotates no pair"));
+    BOOST_TEST(contains(config_error(llama + R"(,"rope_theta":1e-300})"), "the RoPE base 1e-300 is not above 1"));
+}
+
+// nlohmann::json keeps the last of two equal keys: "num_hidden_layers" 2 then 1 read as 1.
+BOOST_AUTO_TEST_CASE(config_with_a_repeated_key_is_refused)
+{
+    const auto dir = tiny_llama("repeated-key", 0.5f);
+    std::ofstream(dir / "config.json")
+        << R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":2,"num_attention_heads":1,"vocab_size":2,"num_hidden_layers":1})";
+    BOOST_TEST(contains(layer_error(dir), "the key \"num_hidden_layers\" appears twice in one object"));
+}
+
+// The config's sizes are checked against the tensors before anything is sized by them: a width of
+// 20000 over a 4-wide file once cost 3.1 GB before the shape error, 2^40 layers ran on unbounded.
+BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_opens)
+{
+    const auto dir = tiny_llama("wide", 0.5f);
+    const auto open_error = [&](const std::string& config) {
+        std::ofstream(dir / "config.json", std::ios::trunc) << config;
+        return qkov::test::error_of([&] { (void)open_model(dir); });
+    };
+    BOOST_TEST(contains(open_error(R"({"model_type":"llama","hidden_size":20000,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})"),
+                        "self_attn.o_proj.weight': shape [4, 4], expected [20000, 20000]"));
+    BOOST_TEST(contains(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1099511627776,"num_attention_heads":1,"vocab_size":2})"),
+                        "the config states 1099511627776 layers, but tensor 'model.layers.1099511627775.self_attn.o_proj.weight' of the last of them is missing"));
+    BOOST_TEST(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})") == "(no error)");
+    // Without any output projection nothing bounds the width: refused at once, not when the scan
+    // reaches layer 0 after sizing D x D.
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)open_model(tiny_llama("no-o-proj", 0.5f, "o_proj")); }),
+                        "self_attn.o_proj.weight': missing, and the llama architecture needs it"));
+}
+
+// transformers reads model.safetensors when a directory also holds an index; so does qkov now.
+// A shard name with a NUL was cut at the NUL and named another file.
+BOOST_AUTO_TEST_CASE(single_file_before_the_index_and_no_nul_in_shard_names)
+{
+    const auto dir = tiny_llama("both", 0.5f);
+    std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"missing.safetensors"}})";
+    BOOST_TEST(open_model(dir).source().format() == "safetensors");
+    fs::remove(dir / "model.safetensors.index.json");
+    std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"model.safetensors\u0000x"}})";
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)qkov::io::safetensors_index(dir / "model.safetensors.index.json"); }), "is not a plain file name"));
+    std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc)
+        << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"model.safetensors","model.layers.0.self_attn.q_proj.weight":"other.safetensors"}})";
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)qkov::io::safetensors_index(dir / "model.safetensors.index.json"); }),
+                        "the key \"model.layers.0.self_attn.q_proj.weight\" appears twice"));
+}

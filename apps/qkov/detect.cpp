@@ -217,7 +217,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     if (!o.json.empty()) {
         detect::detection_document d{summary, o.dtype, r, comparison, o.scan};
         d.model["path"] = o.path;
-        io::write_file_atomically(o.json, detect::detection_json(d).dump(1) + "\n");
+        report::write_report_file(o.json, detect::detection_json(d).dump(1) + "\n");
     }
     return 0;
 }
@@ -228,7 +228,7 @@ int detect(const detect_cli_options& o)
 {
     apply_threads_option(o.threads);
     if (o.path.empty()) throw std::invalid_argument("qkov: detect needs a model PATH");
-    check_report_paths(o.markdown, o.figures);
+    check_run_paths({o.json, o.markdown, o.figures, "", o.scan});  // json, markdown, figures, new model, scan
     const auto model = model::open_model(o.path);
     return o.dtype == "float64" ? run_detection<double>(model, o) : run_detection<float>(model, o);
 }

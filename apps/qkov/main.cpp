@@ -10,6 +10,8 @@
 //   qkov detect      every head's behaviour from the model's forward pass, beside a scan (detect.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <filesystem>
+#include <new>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -44,9 +46,28 @@ int main(int argc, char** argv)
         return 109;  // CLI11's exit code for arguments it did not expect
     }
     CLI11_PARSE(app, argc, argv);
+    std::string command;  // the subcommand running, for the messages below
     try {
         for (const auto& s : subcommands)
-            if (s.command->parsed()) return s.run();
+            if (s.command->parsed()) {
+                command = s.command->get_name();
+                return s.run();
+            }
+    } catch (const std::bad_alloc&) {
+        // The readers bound every size by the file before allocating; what is left is work the
+        // model's true sizes or the options ask for, beyond this machine's memory.
+        std::cerr << "qkov: " << command << ": out of memory: the model's sizes (width, vocabulary, layers) or the options asked for more "
+                  << "memory than this machine can give; try fewer --layers, a shorter --length or --context, or a larger machine\n";
+        return 1;
+    } catch (const std::filesystem::filesystem_error& e) {
+        // std::filesystem says "filesystem error: cannot create directories: Permission denied [path]":
+        // say which path, what was being done, and the system's reason, as every other message does.
+        std::string_view what = e.what();
+        if (what.starts_with("filesystem error: ")) what.remove_prefix(18);
+        const auto operation = what.substr(0, what.find(':'));
+        std::cerr << "qkov: " << command << ": " << operation << " " << e.path1().string() << (e.path2().empty() ? "" : " -> " + e.path2().string())
+                  << ": " << e.code().message() << "\n";
+        return 1;
     } catch (const std::exception& e) {
         // Library messages already start with "qkov: "; print the prefix once.
         std::string_view message = e.what();

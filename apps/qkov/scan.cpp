@@ -51,7 +51,7 @@ void parse_layers(const std::string& text, scan::scan_options& o)
 int scan(const scan_cli_options& o)
 {
     apply_threads_option(o.threads);
-    check_report_paths(o.markdown, o.figures);
+    check_run_paths({o.json, o.markdown, o.figures, o.seed_head_model, ""});  // json, markdown, figures, new model, scan
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -64,6 +64,9 @@ int scan(const scan_cli_options& o)
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
     options.thresholds.context = o.context;
+    if (o.context == 0 && c.rope && c.max_positions > scan::largest_default_context)
+        std::cerr << "qkov scan: note: the model's context of " << c.max_positions << " positions is scanned up to " << scan::largest_default_context
+                  << " (--context's limit)\n";
     const auto start = std::chrono::steady_clock::now();
     options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads) {
         double worst = 0, top_cond = 0;
@@ -135,7 +138,7 @@ int scan(const scan_cli_options& o)
     if (!o.json.empty()) {
         nlohmann::json model_json = summary;
         model_json["path"] = path;
-        io::write_file_atomically(o.json, scan::scan_document(r, facts, std::move(model_json), options.first_layer, last_layer).dump(1) + "\n");
+        report::write_report_file(o.json, scan::scan_document(r, facts, std::move(model_json), options.first_layer, last_layer).dump(1) + "\n");
     }
     return all_passed ? 0 : 1;
 }
@@ -155,7 +158,7 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     add_threads_option(command, options->threads);
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+        ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));
     return {command, [options] { return scan(*options); }};
 }
 

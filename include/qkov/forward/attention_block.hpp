@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "qkov/forward/decoder_weights.hpp"
 #include "qkov/forward/rope_schedule.hpp"
@@ -56,6 +58,18 @@ std::optional<rope_rotation_setting<T>> rope_setting(const io::model_config& c, 
 }
 
 namespace detail {
+/// Throws unless every value of `t` is finite. The weights were checked finite when read, so a
+/// NaN or infinity here is the arithmetic's: finite weights near the float maximum overflow in
+/// float32, and the scores of every later step would be NaN, reported as if measured.
+template <class T>
+void require_finite(const tensor2<T>& t, const std::string& what)
+{
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (!std::isfinite(t.data()[i]))
+            throw std::runtime_error("qkov: " + what + " is not finite although every weight is: the " + (sizeof(T) == 4 ? "float32" : "float64") +
+                                     " forward pass overflows" + (sizeof(T) == 4 ? " (--dtype float64 computes in double)" : ""));
+}
+
 /// out = x W^T (+ b on every row).
 template <class T>
 tensor2<T> affine(const tensor2<T>& x, const tensor2<T>& w, const std::vector<T>& b)
@@ -95,11 +109,16 @@ tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, co
         tensor2<T> queries = numeric::detail::column_block(q, h * d, d);
         if (rope) numeric::rotate_rows(queries, rope->layout, rope->angles);
         const tensor2<T> pattern = numeric::attention_pattern(queries, keys[h / group], scale, numeric::masking::causal);
+        const auto head = [&] { return "layer " + std::to_string(layer) + " head " + std::to_string(h) + "'s "; };
+        detail::require_finite(pattern, head() + "attention pattern");
         if (visit) visit(layer, h, pattern);
         if (visit_values) visit_values(layer, h, pattern, values[h / group]);
         numeric::product_into(pattern, values[h / group], numeric::transposed::no, z, h * d);  // head h's columns of z, in place
+        detail::require_finite(numeric::detail::column_block(z, h * d, d), head() + "output (its pattern times its values)");
     }
-    return detail::affine(z, a.w_o, a.b_o);
+    tensor2<T> out = detail::affine(z, a.w_o, a.b_o);
+    detail::require_finite(out, "layer " + std::to_string(layer) + "'s attention output (through W_o)");
+    return out;
 }
 
 } // namespace qkov::forward

@@ -54,6 +54,8 @@ template <class T>
 class decoder {
 public:
     using scalar = T;
+    /// The longest sequence the pass runs: one head's n x n pattern in T stays within 1 GiB.
+    static constexpr std::size_t largest_sequence = sizeof(T) == 4 ? 16384 : 11585;
 
     /// Reads every weight the pass needs from the model, in T; a missing tensor is a model_file_error naming it.
     explicit decoder(const model::attention_model& m) : w_(read_decoder_weights<T>(m)) {}
@@ -133,6 +135,16 @@ public:
         if (w_.positions.size() != 0 && n > w_.positions.shape()[0])
             throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens, but the model has learned positions for " +
                                         std::to_string(w_.positions.shape()[0]));
+        // A RoPE model declares its context without a table to bound it, and each head's pattern is
+        // n x n: both are checked here, before the first n x D buffer, so a long sequence is an
+        // error naming the bound, not a run past the model's context or an allocation of gigabytes.
+        if (w_.config.max_positions != 0 && n > w_.config.max_positions)
+            throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens, but the model's context is " + std::to_string(w_.config.max_positions) +
+                                        " positions");
+        if (n > largest_sequence)
+            throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens make each head's attention pattern " + std::to_string(n) + " x " +
+                                        std::to_string(n) + "; the forward pass takes at most " + std::to_string(largest_sequence) +
+                                        " tokens (a pattern of 1 GiB in " + (sizeof(T) == 4 ? "float32" : "float64") + ")");
         tensor2<T> x = tensor2<T>::from_shape({n, D});
         for (std::size_t t = 0; t < n; ++t) {
             if (tokens[t] >= V)
@@ -171,6 +183,7 @@ private:
         tensor2<T> out = x + attention_block(normed, b.attention, w_.config, l, rope, visit, visit_values);
         // Parallel: the MLP reads the block's input; sequential: the residual after attention.
         out += mlp(normalized(w_.config.parallel_residual ? x : out, b.mlp_norm), b.mlp);
+        detail::require_finite(out, "layer " + std::to_string(l) + "'s residual stream after its MLP");
         return out;
     }
 

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
@@ -22,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/io/checked_size.hpp"
 #include "qkov/io/mapped_file.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/tensor_view.hpp"
@@ -30,6 +33,9 @@ namespace qkov::io {
 
 class gguf_file : public tensor_source {
 public:
+    /// Metadata arrays up to this length are kept as JSON arrays; a longer one as {"skipped_array_length": n}.
+    static constexpr std::uint64_t largest_kept_array = 64;
+
     explicit gguf_file(const std::filesystem::path& path) : map_(path)
     {
         const auto bytes = map_.bytes();
@@ -82,8 +88,12 @@ public:
         }
         std::uint64_t alignment = 32;
         if (const auto it = metadata_.find("general.alignment"); it != metadata_.end()) {
-            if (!it->second.is_number_unsigned() || it->second.get<std::uint64_t>() == 0 || it->second.get<std::uint64_t>() > 65536)
-                throw model_file_error(map_.path(), "general.alignment is not a positive integer up to 65536");
+            // llama.cpp requires a power of two, and so the offsets below can be checked against it.
+            if (!it->second.is_number_unsigned() || it->second.get<std::uint64_t>() == 0 || it->second.get<std::uint64_t>() > 65536 ||
+                !std::has_single_bit(it->second.get<std::uint64_t>()))
+                throw model_file_error(map_.path(), "general.alignment " +
+                                                        (it->second.is_number_unsigned() ? std::to_string(it->second.get<std::uint64_t>()) : std::string("(not an unsigned integer)")) +
+                                                        " is not a power of two up to 65536");
             alignment = it->second.get<std::uint64_t>();
         }
         const std::uint64_t data_start = (c.at + alignment - 1) / alignment * alignment;
@@ -93,6 +103,8 @@ public:
             const std::uint64_t size = byte_count(t.dtype, static_cast<std::size_t>(t.count));
             if (t.dtype == tensor_dtype::q8_0 && size == 0 && t.count != 0)
                 throw model_file_error(map_.path(), t.name, "Q8_0 tensor of " + std::to_string(t.count) + " values, not a whole number of 32-value blocks");
+            if (t.offset % alignment != 0)
+                throw model_file_error(map_.path(), t.name, "offset " + std::to_string(t.offset) + " is not a multiple of the alignment " + std::to_string(alignment));
             if (t.offset > data.size() || size > data.size() - t.offset)
                 throw model_file_error(map_.path(), t.name, "data runs past the end of the file (truncated or a bad offset)");
             if (tensors_.contains(t.name)) throw model_file_error(map_.path(), t.name, "the name appears twice");
@@ -165,11 +177,46 @@ private:
                 const std::uint32_t inner = u32();
                 const std::uint64_t n = u64();
                 if (n > left()) throw model_file_error(file, "absurd metadata array length " + std::to_string(n));
+                // A value in nlohmann::json takes ~35 times the byte it came from: a long array (a
+                // tokenizer's vocabulary, or a hostile 40 MB one) is walked and bounds-checked but
+                // kept only as its length; qkov reads no array (gguf_config reads scalars).
+                if (n > largest_kept_array) {
+                    skip_elements(inner, n, depth + 1);
+                    return nlohmann::json{{"skipped_array_length", n}};
+                }
                 nlohmann::json a = nlohmann::json::array();
                 for (std::uint64_t i = 0; i < n; ++i) a.push_back(value(inner, depth + 1));
                 return a;
             }
             default: throw model_file_error(file, "unknown metadata value type " + std::to_string(type) + " at byte " + std::to_string(at));
+            }
+        }
+        /// Moves past `n` values of `type` as value() would read them, building nothing: values of
+        /// one width at once (in checked arithmetic), strings and arrays one by one.
+        void skip_elements(std::uint32_t type, std::uint64_t n, int depth)
+        {
+            static constexpr std::uint64_t widths[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+            if (type < std::size(widths) && widths[type] != 0) {
+                const auto bytes_needed = checked_product({n, widths[type]});
+                if (!bytes_needed) throw model_file_error(file, "absurd metadata array length " + std::to_string(n));
+                need(*bytes_needed);
+                at += static_cast<std::size_t>(*bytes_needed);
+                return;
+            }
+            for (std::uint64_t i = 0; i < n; ++i) {
+                if (type == 8) {
+                    const std::uint64_t length = u64();
+                    need(length);
+                    at += static_cast<std::size_t>(length);
+                } else if (type == 9) {
+                    if (depth >= 2) throw model_file_error(file, "metadata arrays nest deeper than 2");
+                    const std::uint32_t inner = u32();
+                    const std::uint64_t count = u64();
+                    if (count > left()) throw model_file_error(file, "absurd metadata array length " + std::to_string(count));
+                    skip_elements(inner, count, depth + 1);
+                } else {
+                    (void)value(type, depth);  // names the unknown type
+                }
             }
         }
     };

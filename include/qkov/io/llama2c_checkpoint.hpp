@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "qkov/io/checked_size.hpp"
 #include "qkov/io/mapped_file.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/tensor_view.hpp"
@@ -67,16 +68,20 @@ public:
             throw model_file_error(map_.path(), "n_kv_heads = " + std::to_string(h.kv_heads) + " does not divide n_heads = " + std::to_string(h.heads));
         if (h.head_dim() % 2 != 0) throw model_file_error(map_.path(), "the head width dim / n_heads = " + std::to_string(h.head_dim()) + " is odd: RoPE needs pairs");
 
-        // Every count below is a product of at most three values < 2^24 plus small sums: it fits
-        // in 64 bits with room to spare, so the size check itself cannot overflow.
-        const std::size_t D = h.dim, F = h.hidden_dim, L = h.layers, V = h.vocab_size, d = h.head_dim(), q = h.heads * d, kv = h.kv_heads * d;
-        const std::size_t floats = V * D + L * D + L * q * D + 2 * L * kv * D + L * D * q + L * D + 3 * L * F * D + D + h.seq_len * d +
-                                   (h.shared_classifier ? 0 : V * D);
-        const std::size_t expected = header_bytes + 4 * floats;
-        if (bytes.size() != expected)
-            throw model_file_error(map_.path(), "the header (dim " + std::to_string(D) + ", hidden_dim " + std::to_string(F) + ", " + std::to_string(L) +
-                                                    " layers, vocabulary " + std::to_string(V) + ", seq_len " + std::to_string(h.seq_len) + ") implies " +
-                                                    std::to_string(expected) + " bytes, the file has " + std::to_string(bytes.size()) +
+        // Products of three header values reach 2^72: the size is summed in checked arithmetic, so
+        // a header cannot be solved for a wrapped size that equals the file's.
+        const std::uint64_t D = h.dim, F = h.hidden_dim, L = h.layers, V = h.vocab_size, d = h.head_dim(), q = h.heads * d, kv = h.kv_heads * d;
+        checked_size floats;
+        floats.add({V, D}).add({L, D}).add({L, q, D}).add({2, L, kv, D}).add({L, D, q}).add({L, D}).add({3, L, F, D}).add({D}).add({h.seq_len, d});
+        if (!h.shared_classifier) floats.add({V, D});
+        const auto expected = floats.value() ? checked_size{}.add({header_bytes}).add({4, *floats.value()}).value() : std::nullopt;
+        const std::string described = "the header (dim " + std::to_string(D) + ", hidden_dim " + std::to_string(F) + ", " + std::to_string(L) +
+                                      " layers, vocabulary " + std::to_string(V) + ", seq_len " + std::to_string(h.seq_len) + ")";
+        if (!expected)
+            throw model_file_error(map_.path(), described + " implies more bytes than 64 bits can count, the file has " + std::to_string(bytes.size()) +
+                                                    " (a damaged llama2.c checkpoint, or not one at all)");
+        if (bytes.size() != *expected)
+            throw model_file_error(map_.path(), described + " implies " + std::to_string(*expected) + " bytes, the file has " + std::to_string(bytes.size()) +
                                                     " (a damaged llama2.c checkpoint, or not one at all: PyTorch pickles are refused)");
 
         std::size_t at = header_bytes;

@@ -19,6 +19,7 @@
 // and the kv heads must divide the query heads. Anything else is a model_file_error naming the key.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -112,6 +113,40 @@ inline const nlohmann::json* config_key(const nlohmann::json& j, std::initialize
     return nullptr;
 }
 
+/// A value as a message quotes it. A GGUF string is any bytes, and dump() throws on invalid
+/// UTF-8 (a type_error, not the model_file_error the message was for): bad bytes are replaced.
+inline std::string json_text(const nlohmann::json& v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+/// A size a model file states (a config.json key, a GGUF metadata value): a positive integer up to
+/// 2^40. One check for every format, so that a GGUF file is held to what config.json is.
+inline std::size_t positive_size(const nlohmann::json& v, const std::string& key, const std::string& file)
+{
+    if (!v.is_number_integer()) throw model_file_error(file, "\"" + key + "\" is not an integer (" + json_text(v) + ")");
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > (std::uint64_t{1} << 40) : v.get<std::int64_t>() > (std::int64_t{1} << 40))
+        throw model_file_error(file, "\"" + key + "\" is absurdly large (" + json_text(v) + ")");
+    if (!v.is_number_unsigned() && v.get<std::int64_t>() <= 0) throw model_file_error(file, "\"" + key + "\" must be positive, not " + json_text(v));
+    if (v.get<std::uint64_t>() == 0) throw model_file_error(file, "\"" + key + "\" must be positive, not 0");
+    return v.get<std::size_t>();
+}
+
+/// A real number a model file states (a RoPE base, a norm's epsilon): positive and finite.
+inline double positive_number(const nlohmann::json& v, const std::string& key, const std::string& file)
+{
+    if (!v.is_number()) throw model_file_error(file, "\"" + key + "\" is not a number (" + json_text(v) + ")");
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x <= 0)  // JSON has no NaN or infinity: a GGUF float may be either, json_text would say null
+        throw model_file_error(file, "\"" + key + "\" must be a positive finite number, not " +
+                                         (std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "infinity" : "-infinity") : json_text(v)));
+    return x;
+}
+
+/// A flag a model file states: true or false, never a string or a number read as one.
+inline bool boolean_flag(const nlohmann::json& v, const std::string& key, const std::string& file)
+{
+    if (!v.is_boolean()) throw model_file_error(file, "\"" + key + "\" is not true or false (" + json_text(v) + ")");
+    return v.get<bool>();
+}
+
 inline std::size_t config_size(const nlohmann::json& j, const std::string& file, std::initializer_list<const char*> keys, bool required = true,
                                std::size_t fallback = 0)
 {
@@ -121,22 +156,14 @@ inline std::size_t config_size(const nlohmann::json& j, const std::string& file,
         if (required) throw model_file_error(file, std::string("config lacks \"") + *keys.begin() + "\"");
         return fallback;
     }
-    if (!v->is_number_integer()) throw model_file_error(file, std::string("\"") + key + "\" is not an integer (" + v->dump() + ")");
-    const auto n = v->get<std::int64_t>();
-    if (n <= 0) throw model_file_error(file, std::string("\"") + key + "\" must be positive, not " + std::to_string(n));
-    if (n > (std::int64_t{1} << 40)) throw model_file_error(file, std::string("\"") + key + "\" is absurdly large (" + std::to_string(n) + ")");
-    return static_cast<std::size_t>(n);
+    return positive_size(*v, key, file);
 }
 
 inline double config_number(const nlohmann::json& j, std::initializer_list<const char*> keys, double fallback, const std::string& file)
 {
     const char* key = nullptr;
     const nlohmann::json* v = config_key(j, keys, &key);
-    if (v == nullptr) return fallback;
-    if (!v->is_number()) throw model_file_error(file, std::string("\"") + key + "\" is not a number (" + v->dump() + ")");
-    const double x = v->get<double>();
-    if (!std::isfinite(x) || x <= 0) throw model_file_error(file, std::string("\"") + key + "\" must be a positive finite number");
-    return x;
+    return v == nullptr ? fallback : positive_number(*v, key, file);
 }
 
 /// A token id the config names (null or absent: none); it must be an id of the vocabulary.
@@ -145,7 +172,7 @@ inline std::optional<std::size_t> config_token(const nlohmann::json& j, const ch
     const nlohmann::json* v = config_key(j, {key});
     if (v == nullptr) return std::nullopt;
     if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-        throw model_file_error(file, std::string("\"") + key + "\" is not a non-negative integer (" + v->dump() + ")");
+        throw model_file_error(file, std::string("\"") + key + "\" is not a non-negative integer (" + json_text(*v) + ")");
     const auto id = v->get<std::uint64_t>();
     if (id >= vocabulary)
         throw model_file_error(file, std::string("\"") + key + "\" " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabulary));
@@ -203,6 +230,18 @@ inline std::vector<bool> smollm3_rope_layers(const nlohmann::json& j, std::size_
     return rotates;
 }
 
+/// The RoPE settings a head of width `head_dim` can run: at least one pair, whole pairs, no wider
+/// than the head, and a base above 1 (below it the angles base^(-2i/d) grow instead of fall: a
+/// base of 1e-300 makes angles near 1e225, which no claim about RoPE is about).
+inline void check_rope(const rope_config& r, std::size_t head_dim, const std::string& file)
+{
+    const std::string dim = "the rotary dimension " + std::to_string(r.rotary_dim);
+    if (r.rotary_dim == 0) throw model_file_error(file, dim + " rotates no pair (the head width is " + std::to_string(head_dim) + ")");
+    if (r.rotary_dim > head_dim) throw model_file_error(file, dim + " exceeds the head width " + std::to_string(head_dim));
+    if (r.rotary_dim % 2 != 0) throw model_file_error(file, dim + " is odd: RoPE rotates pairs");
+    if (!(r.base > 1.0)) throw model_file_error(file, "the RoPE base " + nlohmann::json(r.base).dump() + " is not above 1");
+}
+
 } // namespace detail
 
 inline model_config parse_model_config(const nlohmann::json& j, const std::string& file)
@@ -248,14 +287,14 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     if (c.heads % c.kv_heads != 0)
         throw model_file_error(file, std::to_string(c.kv_heads) + " key/value heads do not divide the " + std::to_string(c.heads) + " query heads");
     const auto* tied = config_key(j, {"tie_word_embeddings"});
-    c.tied_embeddings = tied ? (tied->is_boolean() && tied->get<bool>()) : c.family == model_family::gpt2 || c.family == model_family::llama;
+    c.tied_embeddings = tied ? detail::boolean_flag(*tied, "tie_word_embeddings", file) : c.family == model_family::gpt2 || c.family == model_family::llama;
     if (const auto* dt = config_key(j, {"dtype", "torch_dtype"}); dt && dt->is_string()) c.dtype = dt->get<std::string>();
     c.norm_eps = detail::config_number(j, {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon"}, 1e-5, file);
     if (const auto* act = config_key(j, {"activation_function", "hidden_act"}); act && act->is_string()) c.activation = act->get<std::string>();
     else c.activation = c.family == model_family::gpt2 ? "gelu_new" : c.family == model_family::gpt_neox ? "gelu" : "silu";
     if (c.family == model_family::gpt_neox) {  // transformers' default for GPT-NeoX is the parallel residual
         const auto* parallel = config_key(j, {"use_parallel_residual"});
-        c.parallel_residual = parallel == nullptr || (parallel->is_boolean() && parallel->get<bool>());
+        c.parallel_residual = parallel == nullptr || detail::boolean_flag(*parallel, "use_parallel_residual", file);
     }
 
     if (c.family != model_family::gpt2) {
@@ -271,7 +310,8 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         r.rotary_dim = static_cast<std::size_t>(static_cast<double>(c.head_dim) * fraction);
         r.rotary_dim -= r.rotary_dim % 2;
         const nlohmann::json* scaling = config_key(j, {"rope_scaling"});
-        if (scaling == nullptr || !scaling->is_object()) scaling = params && params->is_object() ? params : nullptr;
+        if (scaling != nullptr && !scaling->is_object()) throw model_file_error(file, "\"rope_scaling\" is not an object (" + detail::json_text(*scaling) + ")");
+        if (scaling == nullptr) scaling = params && params->is_object() ? params : nullptr;
         if (scaling) {
             const auto* kind = config_key(*scaling, {"rope_type", "type"});
             if (kind && kind->is_string() && kind->get<std::string>() != "default") {
@@ -283,6 +323,7 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
                 r.scaling = s;
             }
         }
+        detail::check_rope(r, c.head_dim, file);
         c.rope = r;
     }
     detail::refuse_unimplemented_layer_schedules(j, c.layers, file);

@@ -21,15 +21,17 @@ inline bool is_pickle_name(const std::filesystem::path& p)
     return ext == ".bin" || ext == ".pt" || ext == ".pth" || ext == ".ckpt" || ext == ".pkl";
 }
 
-/// The weights file(s) of PATH: a directory holding model.safetensors.index.json,
-/// model.safetensors or a single other .safetensors file, or a .safetensors file.
+/// The weights file(s) of PATH: a directory holding model.safetensors, model.safetensors.index.json
+/// or a single other .safetensors file, or a .safetensors file.
 inline std::unique_ptr<tensor_source> open_safetensors_checkpoint(const std::filesystem::path& path)
 {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
+        // model.safetensors before the index, as transformers looks for them: a directory holding
+        // both is read as transformers would read it, not as a different model.
+        if (std::filesystem::exists(path / "model.safetensors")) return std::make_unique<safetensors_file>(path / "model.safetensors");
         if (std::filesystem::exists(path / "model.safetensors.index.json"))
             return std::make_unique<safetensors_index>(path / "model.safetensors.index.json");
-        if (std::filesystem::exists(path / "model.safetensors")) return std::make_unique<safetensors_file>(path / "model.safetensors");
         bool empty = true, pickle = false;
         std::vector<std::filesystem::path> safetensors;
         for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {

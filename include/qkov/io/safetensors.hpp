@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,12 +48,20 @@ inline std::uint64_t json_size(const nlohmann::json& v, const std::string& file,
     throw model_file_error(file, tensor, std::string(what) + " is not an integer (" + v.dump() + ")");
 }
 
-/// Every key of the top-level object, duplicates kept (a SAX pass: the DOM would keep the last).
-inline std::vector<std::string> top_level_keys(std::string_view text)
+/// A key that one object of a JSON text holds twice, and the depth of that object (1: the top level).
+struct repeated_json_key {
+    std::string key;
+    std::size_t depth = 0;
+};
+
+/// The first key repeated within one object, at any depth, or nullopt (a SAX pass: the DOM keeps
+/// the last of two values silently: a config whose second "num_hidden_layers" wins, an index
+/// that places one tensor in two shards). The text is parsed again for the DOM afterwards.
+inline std::optional<repeated_json_key> first_repeated_key(std::string_view text)
 {
     struct collector : nlohmann::json_sax<nlohmann::json> {
-        std::vector<std::string> keys;
-        std::size_t depth = 0;
+        std::vector<std::set<std::string>> objects;  ///< the keys seen so far in each open object
+        std::optional<repeated_json_key> repeated;
         bool null() override { return true; }
         bool boolean(bool) override { return true; }
         bool number_integer(number_integer_t) override { return true; }
@@ -59,19 +69,30 @@ inline std::vector<std::string> top_level_keys(std::string_view text)
         bool number_float(number_float_t, const string_t&) override { return true; }
         bool string(string_t&) override { return true; }
         bool binary(binary_t&) override { return true; }
-        bool start_object(std::size_t) override { ++depth; return true; }
-        bool key(string_t& k) override
+        bool start_object(std::size_t) override
         {
-            if (depth == 1) keys.push_back(k);
+            objects.emplace_back();
             return true;
         }
-        bool end_object() override { --depth; return true; }
-        bool start_array(std::size_t) override { ++depth; return true; }
-        bool end_array() override { --depth; return true; }
+        bool key(string_t& k) override
+        {
+            if (!objects.back().insert(k).second) {
+                repeated = repeated_json_key{k, objects.size()};
+                return false;  // one is enough: stop parsing
+            }
+            return true;
+        }
+        bool end_object() override
+        {
+            objects.pop_back();
+            return true;
+        }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
         bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
     } sax;
-    nlohmann::json::sax_parse(text, &sax);
-    return sax.keys;
+    nlohmann::json::sax_parse(text, &sax, nlohmann::json::input_format_t::json, false);
+    return sax.repeated;
 }
 
 } // namespace detail
@@ -85,8 +106,14 @@ public:
         if (bytes.size() < 8) throw model_file_error(file, "too short for a safetensors header length (" + std::to_string(bytes.size()) + " bytes)");
         std::uint64_t n;
         std::memcpy(&n, bytes.data(), 8);
-        if (n > safetensors_max_header)
-            throw model_file_error(file, "header length " + std::to_string(n) + " is absurdly large (limit " + std::to_string(safetensors_max_header) + ")");
+        if (n > safetensors_max_header) {
+            // Eight printable bytes are text, not a length: most often a JSON or text file given as a model.
+            const std::string start(reinterpret_cast<const char*>(bytes.data()), 8);
+            const bool text = std::all_of(start.begin(), start.end(), [](char c) { return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r'; });
+            throw model_file_error(file, "not a safetensors file: header length " + std::to_string(n) + " is absurdly large (limit " +
+                                             std::to_string(safetensors_max_header) + ")" +
+                                             (text ? "; it starts with the text " + nlohmann::json(start).dump() + ", so it is a text or JSON file, not a model" : ""));
+        }
         if (n > bytes.size() - 8)
             throw model_file_error(file, "header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)");
         const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<std::size_t>(n));
@@ -95,11 +122,9 @@ public:
         nlohmann::json header = nlohmann::json::parse(text, nullptr, false);
         if (header.is_discarded()) throw model_file_error(file, "header is not valid JSON");
         if (!header.is_object()) throw model_file_error(file, "header is not a JSON object");
-        {
-            auto keys = detail::top_level_keys(text);
-            std::sort(keys.begin(), keys.end());
-            const auto dup = std::adjacent_find(keys.begin(), keys.end());
-            if (dup != keys.end()) throw model_file_error(file, *dup, "the name appears twice in the header");
+        if (const auto dup = detail::first_repeated_key(text)) {
+            if (dup->depth == 1) throw model_file_error(file, dup->key, "the name appears twice in the header");
+            throw model_file_error(file, "the key \"" + dup->key + "\" appears twice in one object of the header");
         }
         data_ = bytes.subspan(8 + static_cast<std::size_t>(n));
         for (const auto& [name, entry] : header.items()) {

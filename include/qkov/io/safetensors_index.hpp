@@ -39,7 +39,7 @@ inline std::string read_small_text_file(const std::filesystem::path& path, std::
     return text.str();
 }
 
-/// Parses a JSON object from a small file: depth-checked, object required.
+/// Parses a JSON object from a small file: depth-checked, object required, no key repeated.
 inline nlohmann::json read_json_object(const std::filesystem::path& path)
 {
     const std::string text = read_small_text_file(path);
@@ -47,6 +47,8 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path)
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw model_file_error(path.string(), "not valid JSON");
     if (!j.is_object()) throw model_file_error(path.string(), "not a JSON object");
+    if (const auto dup = detail::first_repeated_key(text))
+        throw model_file_error(path.string(), "the key \"" + dup->key + "\" appears twice in one object (JSON readers disagree on which one counts)");
     return j;
 }
 
@@ -61,8 +63,9 @@ public:
         for (const auto& [tensor, shard] : map_it->items()) {
             if (!shard.is_string()) throw model_file_error(index_, tensor, "its shard name is not a string");
             const std::string shard_name = shard.get<std::string>();
-            if (shard_name.empty() || shard_name.find('/') != std::string::npos || shard_name == "." || shard_name == "..")
-                throw model_file_error(index_, tensor, "shard name '" + shard_name + "' is not a plain file name");
+            // A NUL would cut the name where the system reads it: another file than the one named.
+            if (shard_name.empty() || shard_name.find_first_of(std::string("/\0", 2)) != std::string::npos || shard_name == "." || shard_name == "..")
+                throw model_file_error(index_, tensor, "shard name " + nlohmann::json(shard_name).dump() + " is not a plain file name");
             auto it = shards_.find(shard_name);
             if (it == shards_.end()) {
                 if (!std::filesystem::exists(dir / shard_name))

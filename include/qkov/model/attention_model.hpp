@@ -17,9 +17,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 
+#include "qkov/io/checked_size.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/tensor_block.hpp"
@@ -46,6 +48,7 @@ public:
     attention_model(io::model_config config, std::unique_ptr<io::tensor_source> source)
         : config_(std::move(config)), source_(std::move(source))
     {
+        check_geometry();
     }
 
     [[nodiscard]] const io::model_config& config() const { return config_; }
@@ -240,6 +243,30 @@ private:
     {
         const auto* t = find_layer_tensor(l, {suffix});
         return t != nullptr ? &shaped(*t, n) : nullptr;
+    }
+
+    /// The config's sizes against the tensors the file holds, before anything is sized by them: the
+    /// width and the heads against the output projection of the first and the last layer, the layer
+    /// count by that last layer's existence, the vocabulary against the embedding. A config claiming
+    /// hidden_size 10^5 or 2^40 layers over a 30 KB file is refused here, not after gigabytes are
+    /// allocated for it (D x D in the scan, L layers in the forward pass).
+    void check_geometry() const
+    {
+        const std::size_t D = config_.hidden_size, L = config_.layers;
+        const auto Hd = io::checked_product({config_.heads, config_.head_dim});
+        if (!Hd) throw io::model_file_error(source_->location(), std::to_string(config_.heads) + " heads of width " + std::to_string(config_.head_dim) + " overflow 64 bits");
+        const auto [suffix, rows, cols] = config_.family == io::model_family::gpt2       ? std::tuple{"attn.c_proj.weight", *Hd, D}
+                                          : config_.family == io::model_family::gpt_neox ? std::tuple{"attention.dense.weight", D, *Hd}
+                                                                                         : std::tuple{"self_attn.o_proj.weight", D, *Hd};
+        // Every layer needs its output projection: the first one bounds the sizes, the last one the count.
+        shaped(need(0, suffix), rows, cols);
+        const auto* last = find_layer_tensor(L - 1, {suffix});
+        if (last == nullptr)
+            throw io::model_file_error(source_->location(), "the config states " + std::to_string(L) + " layers, but tensor '" + prefixes().front() +
+                                                                layer_prefix(L - 1) + suffix + "' of the last of them is missing");
+        shaped(*last, rows, cols);
+        if (const auto* e = find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"}); e && e->shape.size() == 2)
+            shaped(*e, config_.vocab_size, D);
     }
 
     [[nodiscard]] layer_weights gpt2_layer(std::size_t l) const

@@ -79,15 +79,18 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     const std::string arch = text("general.architecture");
     if (arch != "llama" && arch != "qwen2" && arch != "qwen3")
         throw io::model_file_error(file, "GGUF architecture '" + arch + "' is not read (qkov reads llama, qwen2 and qwen3 GGUF files)");
+    // Every number goes through the checks config.json's numbers go through (model_config.hpp).
     const auto size = [&](const std::string& key, bool required, std::size_t fallback) -> std::size_t {
         const auto it = meta.find(arch + "." + key);
         if (it == meta.end()) {
             if (required) throw io::model_file_error(file, "metadata lacks '" + arch + "." + key + "'");
             return fallback;
         }
-        if (!it->second.is_number_integer() || it->second.get<std::int64_t>() <= 0 || it->second.get<std::int64_t>() > (std::int64_t{1} << 40))
-            throw io::model_file_error(file, "'" + arch + "." + key + "' must be a positive integer, not " + it->second.dump());
-        return it->second.get<std::size_t>();
+        return io::detail::positive_size(it->second, arch + "." + key, file);
+    };
+    const auto number = [&](const std::string& key, double fallback) -> double {
+        const auto it = meta.find(arch + "." + key);
+        return it == meta.end() ? fallback : io::detail::positive_number(it->second, arch + "." + key, file);
     };
     io::model_config c;
     c.architecture = arch;
@@ -107,16 +110,17 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     c.max_positions = size("context_length", false, 0);
     if (const auto it = meta.find("tokenizer.ggml.bos_token_id"); it != meta.end()) {
         if (!it->second.is_number_integer() || it->second.get<std::int64_t>() < 0 || it->second.get<std::uint64_t>() >= c.vocab_size)
-            throw io::model_file_error(file, "tokenizer.ggml.bos_token_id " + it->second.dump() + " is not a token of the vocabulary of " + std::to_string(c.vocab_size));
+            throw io::model_file_error(file, "tokenizer.ggml.bos_token_id " + io::detail::json_text(it->second) + " is not a token of the vocabulary of " + std::to_string(c.vocab_size));
         c.bos_token_id = it->second.get<std::size_t>();
     }
     io::rope_config r;
     r.pairing = arch == "llama" ? rope_pairing::interleaved : rope_pairing::rotate_half;
     r.rotary_dim = size("rope.dimension_count", false, c.head_dim);
-    if (const auto it = meta.find(arch + ".rope.freq_base"); it != meta.end() && it->second.is_number()) r.base = it->second.get<double>();
+    r.base = number("rope.freq_base", r.base);
+    io::detail::check_rope(r, c.head_dim, file);
     c.rope = r;
     c.activation = "silu";  // the SwiGLU gate of every architecture read here
-    if (const auto it = meta.find(arch + ".attention.layer_norm_rms_epsilon"); it != meta.end() && it->second.is_number()) c.norm_eps = it->second.get<double>();
+    c.norm_eps = number("attention.layer_norm_rms_epsilon", c.norm_eps);
     return c;
 }
 

@@ -8,6 +8,7 @@
 // (head_structure.hpp).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -159,10 +160,15 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
     m.labels = label_head(m.structure, e, t);
 }
 
+/// The longest context scanned when the caller leaves it to the model: a config may declare 2^40
+/// positions, and a positional head's offset profile takes time and memory in proportion.
+inline constexpr std::size_t largest_default_context = std::size_t{1} << 20;
+
 inline scan_result scan_model(const model::attention_model& m, scan_options options = {})
 {
     auto& context = options.thresholds.context;
-    if (context == 0) context = m.config().max_positions != 0 ? m.config().max_positions : label_thresholds::default_context;
+    if (context == 0)
+        context = m.config().max_positions != 0 ? std::min(m.config().max_positions, largest_default_context) : label_thresholds::default_context;
     const std::size_t layers = m.config().layers;
     const std::size_t last = options.last_layer.value_or(layers == 0 ? 0 : layers - 1);
     if (layers == 0) throw std::invalid_argument("qkov: the model has no layers to scan");
