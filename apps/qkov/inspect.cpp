@@ -13,6 +13,7 @@
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
 #include "model_summary.hpp"
+#include "output_schemas.hpp"
 
 namespace qkov::app {
 
@@ -54,6 +55,7 @@ int run(const inspect_options& o)
         layers.push_back({{"layer", l}, {"heads", lw.heads.size()}, {"max_frob", {{"W_q", fq}, {"W_k", fk}, {"W_v", fv}, {"W_o", fo}}}, {"norm", norm}});
     }
     j["per_layer"] = layers;
+    j["schema"] = schemas::inspect;
     if (!o.json.empty()) io::write_file_atomically(o.json, j.dump(2) + "\n");
     return 0;
 }
