@@ -177,7 +177,7 @@ int run(const report_options& o)
     const fs::path models_dir = models_directory(o.models_dir);
     const bool models_found = fs::is_directory(models_dir);
     const auto all_real = real_models(models_dir);
-    std::vector<const real_model*> scanned;
+    std::vector<const real_model*> to_detect;  // scanned, and whose forward pass the report runs
     for (const auto& m : all_real) {
         if (!models_found) {
             const std::string line = m.name + (m.detect ? " scan and detection" : " scan") + ": skipped: weights not found at " + m.model.string() + " (" + how_to_get_weights + ")";
@@ -197,14 +197,14 @@ int run(const report_options& o)
         failed_parts += status == 0 ? 0 : 1;
         scan_files.push_back(o.out_dir / "scans" / (m.name + ".json"));
         scan_index += scan_index_line(m.name, m.model.string(), status);
-        if (m.detect) scanned.push_back(&m);
+        if (m.detect) to_detect.push_back(&m);
     }
 
     // Behaviour beside weights: the seed-head model always, and each real model whose whole
     // forward pass is in the models directory.
     announce("detection");
     detect_index += detect_into(o.out_dir, "seed-heads", seed.seed_head_model, failed_parts);
-    for (const auto* m : scanned) detect_index += detect_into(o.out_dir, m->name, m->model, failed_parts);
+    for (const auto* m : to_detect) detect_index += detect_into(o.out_dir, m->name, m->model, failed_parts);
 
     announce("certified values");
     if (run_certified_printer(printer, o.out_dir / "certified.md") != 0) {
