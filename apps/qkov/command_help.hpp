@@ -19,8 +19,8 @@ void add_examples(CLI::App& app);
 /// The number of single-character insertions, deletions and substitutions between a and b.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-/// The known option nearest to `unknown` (its part before any '='), or empty when none is near
-/// enough to be a likely typo: at most 2 edits, or a third of the longer name for long names.
+/// The known option (or subcommand) nearest to `unknown` (its part before any '='), or empty when
+/// none is near enough to be a likely typo: at most 2 edits, or a third of the longer name for long names.
 std::string nearest_option(std::string_view unknown, const std::vector<std::string>& known);
 
 /// Every spelling of the options of `command` ("--max-pos", "-h", ...).

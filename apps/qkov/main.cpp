@@ -40,9 +40,14 @@ int main(int argc, char** argv)
     // CLI11 answers an unknown first word with "A subcommand is required"; name it, and the known ones.
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
         std::string known;
-        for (std::size_t k = 0; k < subcommands.size(); ++k)
-            known += (k == 0 ? "" : k + 1 == subcommands.size() ? " or " : ", ") + subcommands[k].command->get_name();
-        std::cerr << "qkov: unknown subcommand '" << argv[1] << "' (expected " << known << "; see qkov --help)\n";
+        std::vector<std::string> names;
+        for (std::size_t k = 0; k < subcommands.size(); ++k) {
+            names.push_back(subcommands[k].command->get_name());
+            known += (k == 0 ? "" : k + 1 == subcommands.size() ? " or " : ", ") + names.back();
+        }
+        const std::string near = qkov::app::nearest_option(argv[1], names);
+        std::cerr << "qkov: unknown subcommand '" << argv[1] << "' (" << (near.empty() ? "" : "did you mean " + near + "? ") << "expected " << known
+                  << "; see qkov --help)\n";
         return 109;  // CLI11's exit code for arguments it did not expect
     }
     qkov::app::add_examples(app);
