@@ -174,7 +174,8 @@ int run(const report_options& o)
     // Real trained weights live outside the repository. Without a models directory (a fresh clone)
     // their parts are skipped and listed; a models directory that lacks one of them is a broken
     // setup and fails, so a machine meant to run every part cannot skip one unnoticed.
-    const fs::path models_dir = models_directory(o.models_dir);
+    // Absolute, so a skip line says where the weights were looked for whatever the working directory.
+    const fs::path models_dir = fs::absolute(models_directory(o.models_dir)).lexically_normal();
     const bool models_found = fs::is_directory(models_dir);
     const auto all_real = real_models(models_dir);
     std::vector<const real_model*> to_detect;  // scanned, and whose forward pass the report runs
