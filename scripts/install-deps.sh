@@ -8,7 +8,7 @@ packages=(
   libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
   nlohmann-json3-dev libcli11-dev libmpfr-dev libpng-dev
   python3-numpy                            # the reference of bench/numeric (numpy on OpenBLAS)
-  python3-jsonschema                       # checks the JSON documents against docs/schemas
+  python3-jsonschema                       # the tests check every JSON document against docs/schemas/
   libfreetype-dev fonts-dejavu-core        # figure text: FreeType and the DejaVu Sans font
   clang-16 libclang-rt-16-dev              # the second constant evaluator, and libFuzzer + sanitizers
   pkg-config

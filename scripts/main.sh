@@ -3,8 +3,10 @@
 # `qkov report`: the claims summary with every check of every kind and its status in this run
 # (claims.md), the numbers the certified proofs established (certified.md), the seed experiments
 # at full size (index.md, figures, JSON), the high-precision validation (validation.md, .json)
-# and an index linking them (README.md). Between the two, clang 16 judges every proof, false twin
-# and compile-fail case again (`ctest --preset clang`): the second constant evaluator.
+# and an index linking them (README.md); the scan and detection of the seed-head model always, and
+# those of the real models when their weights are found (QKOV_SHARED_DIR, else ../shared; listed
+# as skipped otherwise, docs/commands/report.md). Between the two, clang 16 judges every proof,
+# false twin and compile-fail case again (`ctest --preset clang`): the second constant evaluator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -22,6 +22,7 @@
 #include "qkov/report/table.hpp"
 
 #include "number_options.hpp"
+#include "output_schemas.hpp"
 
 namespace qkov::app {
 namespace {
@@ -84,6 +85,7 @@ nlohmann::json to_json(const precision::audit_report& r)
                      {"seed", s.seed},
                      {"reference", "cpp_bin_float_100"}};
     j["settings"]["user_files"] = r.user_files;
+    j["schema"] = schemas::audit_rope;
     j["reference_smallest_gap"] = r.reference_smallest_gap;
     // Non-finite errors (fp16 overflow) are written as strings: JSON has no inf or NaN.
     auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(sci(x)); };

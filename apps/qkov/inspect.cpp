@@ -13,6 +13,7 @@
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
 #include "model_summary.hpp"
+#include "output_schemas.hpp"
 
 namespace qkov::app {
 
@@ -59,6 +60,7 @@ int run(const inspect_options& o)
                           {"rope", c.rope_at(l).has_value()}});
     }
     j["per_layer"] = layers;
+    j["schema"] = schemas::inspect;
     if (!o.json.empty()) io::write_file_atomically(o.json, j.dump(2) + "\n");
     return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "audit_rope.hpp"
 #include "claims.hpp"
+#include "command_help.hpp"
 #include "detect.hpp"
 #include "inspect.hpp"
 #include "report.hpp"
@@ -28,24 +29,49 @@
 
 int main(int argc, char** argv)
 {
-    CLI::App app{"qkov: verified mathematics of transformer attention heads"};
+    CLI::App app{"qkov: verified mathematics of transformer attention heads", "qkov"};  // "Usage: qkov", not the path it ran from
     app.require_subcommand(1);
 
     using qkov::app::subcommand;
-    const std::vector<subcommand> subcommands{qkov::app::add_claims(app),  qkov::app::add_reproduce(app),
-                                              qkov::app::add_validate(app), qkov::app::add_audit_rope(app),
-                                              qkov::app::add_inspect(app), qkov::app::add_report(app),
-                                              qkov::app::add_scan(app),     qkov::app::add_detect(app)};
+    // In the order --help lists them: what most people come for first.
+    const std::vector<subcommand> subcommands{qkov::app::add_scan(app),       qkov::app::add_detect(app),
+                                              qkov::app::add_inspect(app),    qkov::app::add_audit_rope(app),
+                                              qkov::app::add_validate(app),   qkov::app::add_reproduce(app),
+                                              qkov::app::add_report(app),     qkov::app::add_claims(app)};
 
     // CLI11 answers an unknown first word with "A subcommand is required"; name it, and the known ones.
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands([&](CLI::App* sub) { return sub->check_name(argv[1]); }).empty()) {
         std::string known;
-        for (std::size_t k = 0; k < subcommands.size(); ++k)
-            known += (k == 0 ? "" : k + 1 == subcommands.size() ? " or " : ", ") + subcommands[k].command->get_name();
-        std::cerr << "qkov: unknown subcommand '" << argv[1] << "' (expected " << known << "; see qkov --help)\n";
+        std::vector<std::string> names;
+        for (std::size_t k = 0; k < subcommands.size(); ++k) {
+            names.push_back(subcommands[k].command->get_name());
+            known += (k == 0 ? "" : k + 1 == subcommands.size() ? " or " : ", ") + names.back();
+        }
+        const std::string near = qkov::app::nearest_option(argv[1], names);
+        std::cerr << "qkov: unknown subcommand '" << argv[1] << "' (" << (near.empty() ? "" : "did you mean " + near + "? ") << "expected " << known
+                  << "; see qkov --help)\n";
         return 109;  // CLI11's exit code for arguments it did not expect
     }
-    CLI11_PARSE(app, argc, argv);
+    qkov::app::add_examples(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ExtrasError& e) {
+        // An option the subcommand does not know: name the nearest one it does, the likely typo.
+        const CLI::App* command = &app;
+        for (const auto& s : subcommands)
+            if (s.command->parsed()) command = s.command;
+        std::string hint;
+        for (const auto& extra : app.remaining(true))
+            if (extra.starts_with("-"))
+                if (const auto near = qkov::app::nearest_option(extra, qkov::app::option_spellings(*command)); !near.empty()) {
+                    hint = "; did you mean " + near + " (" + extra + ")?";
+                    break;
+                }
+        std::cerr << e.what() << hint << "\nRun with --help for more information.\n";
+        return e.get_exit_code();
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
     std::string command;  // the subcommand running, for the messages below
     try {
         for (const auto& s : subcommands)

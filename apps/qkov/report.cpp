@@ -36,20 +36,70 @@ struct report_options {
     bool small = false;          ///< experiments at CTest's size
     bool quick = false;          ///< validation with few samples
     std::vector<int> digits = validate_options{}.digits;
-    fs::path shared_dir;  ///< real_models/ for the scans; empty: $QKOV_SHARED_DIR, else ../shared
+    fs::path models_dir;  ///< holds real_models/; empty: $QKOV_SHARED_DIR, else ../shared
 };
 
-/// The models the report scans: the seed-head model qkov writes itself, then the real ones.
-struct report_scan {
+/// A model with real trained weights that the report scans (and, for stories260K, detects), found
+/// under the models directory; the parts on the repository's own models always run.
+struct real_model {
     std::string name;
-    fs::path model;  ///< empty for the seed-head model
+    fs::path model;     ///< what `qkov scan` reads
+    bool detect;        ///< also run `qkov detect` on it, beside its scan
 };
 
-std::vector<report_scan> report_scans(const fs::path& shared)
+std::vector<real_model> real_models(const fs::path& models_dir)
 {
-    return {{"seed-heads", {}},
-            {"gpt2-small-attention", shared / "real_models" / "gpt2-small-attention"},
-            {"stories260K", shared / "real_models" / "llama2c-stories260K" / "hf"}};
+    const fs::path real = models_dir / "real_models";
+    return {{"gpt2-small-attention", real / "gpt2-small-attention", false}, {"stories260K", real / "llama2c-stories260K" / "hf", true}};
+}
+
+/// Where the real models are looked for: --models, else $QKOV_SHARED_DIR, else ../shared.
+fs::path models_directory(const fs::path& option)
+{
+    if (!option.empty()) return option;
+    const char* env = std::getenv("QKOV_SHARED_DIR");
+    return env != nullptr && *env != 0 ? fs::path(env) : fs::path("../shared");
+}
+
+constexpr const char* how_to_get_weights =
+    "point QKOV_SHARED_DIR or qkov report --models at a directory holding real_models/; docs/commands/report.md#real-model-weights says where they come from";
+
+/// The progress line of one step, printed before it runs so a long step is visible.
+void announce(const char* step)
+{
+    std::printf("report: %s\n", step);
+    std::fflush(stdout);
+}
+
+/// One index line of a scan, linking its Markdown and JSON.
+std::string scan_index_line(const std::string& name, const std::string& what, int status)
+{
+    return "- [scans/" + name + ".md](scans/" + name + ".md) ([JSON](scans/" + name + ".json)): " + what +
+           (status == 0 ? "" : " (A STATED FACT FAILED)") + "\n";
+}
+
+/// Scans one model into <out>/scans/<name>.{json,md} and <name>-figures; returns the exit status.
+int scan_into(const fs::path& out_dir, const std::string& name, scan_cli_options so)
+{
+    so.json = (out_dir / "scans" / (name + ".json")).string();
+    so.markdown = (out_dir / "scans" / (name + ".md")).string();
+    so.figures = (out_dir / "scans" / (name + "-figures")).string();
+    return scan(so);
+}
+
+/// Detects one model's heads beside its scan into <out>/detections/<name>.*; returns the index
+/// line, and adds one to `failed_parts` when the detection fails.
+std::string detect_into(const fs::path& out_dir, const std::string& name, const fs::path& model, int& failed_parts)
+{
+    detect_cli_options d;
+    d.path = model.string(), d.scan = (out_dir / "scans" / (name + ".json")).string();
+    d.json = (out_dir / "detections" / (name + ".json")).string();
+    d.markdown = (out_dir / "detections" / (name + ".md")).string();
+    d.figures = (out_dir / "detections" / (name + "-figures")).string();
+    const int status = detect(d);
+    failed_parts += status == 0 ? 0 : 1;
+    return "- [detections/" + name + ".md](detections/" + name + ".md) ([JSON](detections/" + name + ".json)): " + model.string() +
+           ", beside its scan" + (status == 0 ? "" : " (FAILED)") + "\n";
 }
 
 // The certified values stay a separate program that qkov runs: the registry is filled by the proof
@@ -97,12 +147,10 @@ int run(const report_options& o)
     fs::create_directories(o.out_dir);
     int failed_parts = 0;
 
-    std::printf("report: experiments\n");
-    std::fflush(stdout);
+    announce("experiments");
     failed_parts += reproduce({o.out_dir, o.small}) == 0 ? 0 : 1;
 
-    std::printf("report: validation\n");
-    std::fflush(stdout);
+    announce("validation");
     validate_options v;
     v.quick = o.quick;
     v.digits = o.digits;
@@ -110,57 +158,56 @@ int run(const report_options& o)
     v.json = (o.out_dir / "validation.json").string();
     failed_parts += validate(v) == 0 ? 0 : 1;
 
-    std::printf("report: scans\n");
-    std::fflush(stdout);
-    const char* env = std::getenv("QKOV_SHARED_DIR");
-    const fs::path shared = !o.shared_dir.empty() ? o.shared_dir : env != nullptr && *env != 0 ? fs::path(env) : fs::path("../shared");
+    // The repository's own models always: the seed-head model qkov writes, scanned, then run
+    // through its forward pass and set beside that scan.
+    announce("scans");
     fs::create_directories(o.out_dir / "scans");
     std::vector<fs::path> scan_files;
-    std::string scan_index;
-    for (const auto& s : report_scans(shared)) {
-        scan_cli_options so;
-        so.json = (o.out_dir / "scans" / (s.name + ".json")).string();
-        so.markdown = (o.out_dir / "scans" / (s.name + ".md")).string();
-        so.figures = (o.out_dir / "scans" / (s.name + "-figures")).string();
-        if (s.model.empty()) so.seed_head_model = (o.out_dir / "scans" / "seed-head-model").string();
-        else if (!fs::exists(s.model)) {
-            // A missing model is said in the index and counted as a failed part, never skipped silently.
-            std::fprintf(stderr, "report: %s not found (set --shared-dir or QKOV_SHARED_DIR)\n", s.model.c_str());
-            scan_index += "- " + s.name + ": NOT SCANNED, " + s.model.string() + " not found\n";
+    std::string scan_index, detect_index, skipped;
+    scan_cli_options seed;
+    seed.seed_head_model = (o.out_dir / "scans" / "seed-head-model").string();
+    const int seed_status = scan_into(o.out_dir, "seed-heads", seed);
+    failed_parts += seed_status == 0 ? 0 : 1;
+    scan_files.push_back(o.out_dir / "scans" / "seed-heads.json");
+    scan_index += scan_index_line("seed-heads", "the seed-head model", seed_status);
+
+    // Real trained weights live outside the repository. Without a models directory (a fresh clone)
+    // their parts are skipped and listed; a models directory that lacks one of them is a broken
+    // setup and fails, so a machine meant to run every part cannot skip one unnoticed.
+    // Absolute, so a skip line says where the weights were looked for whatever the working directory.
+    const fs::path models_dir = fs::absolute(models_directory(o.models_dir)).lexically_normal();
+    const bool models_found = fs::is_directory(models_dir);
+    const auto all_real = real_models(models_dir);
+    std::vector<const real_model*> to_detect;  // scanned, and whose forward pass the report runs
+    for (const auto& m : all_real) {
+        if (!models_found) {
+            const std::string line = m.name + (m.detect ? " scan and detection" : " scan") + ": skipped: weights not found at " + m.model.string() + " (" + how_to_get_weights + ")";
+            std::printf("report: %s\n", line.c_str());
+            skipped += "- " + line + "\n";
+            continue;
+        }
+        if (!fs::exists(m.model)) {
+            std::fprintf(stderr, "report: %s not found, although the models directory %s exists\n", m.model.c_str(), models_dir.c_str());
+            scan_index += "- " + m.name + ": NOT SCANNED, " + m.model.string() + " not found in the models directory\n";
             ++failed_parts;
             continue;
-        } else so.path = s.model.string();
-        const int status = scan(so);
+        }
+        scan_cli_options so;
+        so.path = m.model.string();
+        const int status = scan_into(o.out_dir, m.name, so);
         failed_parts += status == 0 ? 0 : 1;
-        scan_files.push_back(so.json);
-        scan_index += "- [scans/" + s.name + ".md](scans/" + s.name + ".md) ([JSON](scans/" + s.name + ".json)): " +
-                      (s.model.empty() ? std::string("the seed-head model") : s.model.string()) + (status == 0 ? "" : " (A STATED FACT FAILED)") + "\n";
+        scan_files.push_back(o.out_dir / "scans" / (m.name + ".json"));
+        scan_index += scan_index_line(m.name, m.model.string(), status);
+        if (m.detect) to_detect.push_back(&m);
     }
 
-    // Behaviour beside weights: stories260K, the trained model whose whole forward pass is in the
-    // shared directory, detected and compared with its scan above.
-    std::printf("report: detection\n");
-    std::fflush(stdout);
-    std::string detect_index;
-    const fs::path stories = shared / "real_models" / "llama2c-stories260K" / "hf";
-    const fs::path stories_scan = o.out_dir / "scans" / "stories260K.json";
-    if (!fs::exists(stories) || !fs::exists(stories_scan)) {
-        std::fprintf(stderr, "report: %s or its scan not found: no detection\n", stories.c_str());
-        detect_index = "- stories260K: NOT DETECTED, " + stories.string() + " or its scan not found\n";
-        ++failed_parts;
-    } else {
-        detect_cli_options d;
-        d.path = stories.string(), d.scan = stories_scan.string();
-        d.json = (o.out_dir / "detections" / "stories260K.json").string();
-        d.markdown = (o.out_dir / "detections" / "stories260K.md").string();
-        d.figures = (o.out_dir / "detections" / "stories260K-figures").string();
-        failed_parts += detect(d) == 0 ? 0 : 1;
-        detect_index = "- [detections/stories260K.md](detections/stories260K.md) ([JSON](detections/stories260K.json)): " + stories.string() +
-                       ", beside its scan\n";
-    }
+    // Behaviour beside weights: the seed-head model always, and each real model whose whole
+    // forward pass is in the models directory.
+    announce("detection");
+    detect_index += detect_into(o.out_dir, "seed-heads", seed.seed_head_model, failed_parts);
+    for (const auto* m : to_detect) detect_index += detect_into(o.out_dir, m->name, m->model, failed_parts);
 
-    std::printf("report: certified values\n");
-    std::fflush(stdout);
+    announce("certified values");
     if (run_certified_printer(printer, o.out_dir / "certified.md") != 0) {
         std::fprintf(stderr, "report: %s failed\n", printer.c_str());
         ++failed_parts;
@@ -187,8 +234,11 @@ int run(const report_options& o)
                                   "([validation.json](validation.json))\n"
                                   "- scans of model weights (`qkov scan`; labels are hypotheses, docs/SCAN-LABELS.md):\n" +
                                   scan_index +
-                                  "- head behaviour from the forward pass (`qkov detect`, docs/DETECT.md):\n" + detect_index);
-    std::printf("wrote %s (%s)\n", (o.out_dir / "README.md").c_str(), failed_parts == 0 ? "every part passed" : "SOME PARTS FAILED");
+                                  "- head behaviour from the forward pass (`qkov detect`, docs/DETECT.md):\n" + detect_index +
+                                  (skipped.empty() ? "" : "\n## Skipped\n\nThe parts on real trained weights, whose files are not in the repository:\n\n" + skipped));
+    const std::string skipped_note = skipped.empty() ? "" : "; the real-model parts skipped: weights not found";
+    std::printf("wrote %s (%s%s)\n", (o.out_dir / "README.md").c_str(), failed_parts == 0 ? "every part passed" : "SOME PARTS FAILED",
+                skipped_note.c_str());
     return failed_parts == 0 ? 0 : 1;
 }
 
@@ -208,8 +258,9 @@ subcommand add_report(CLI::App& app)
     c->add_option("--certified-printer", o->certified_printer, "The print_certified_values program (default: in --build-dir)");
     c->add_flag("--small", o->small, "Experiments at small sizes (a quick check)");
     c->add_flag("--quick", o->quick, "Validation with few samples (a smoke run)");
-    c->add_option("--shared-dir", o->shared_dir, "Directory holding real_models/ for the scans (default: $QKOV_SHARED_DIR, else ../shared)")
-        ->check(CLI::ExistingDirectory);
+    c->add_option("--models,--shared-dir", o->models_dir,
+                  "Directory holding real_models/ (default: $QKOV_SHARED_DIR, else ../shared); when it does not exist, the real-model parts "
+                  "are skipped and listed");
     c->add_option("--digits", o->digits, "Validation precisions (50 and/or 100)")->delimiter(',')->check(validation_digits());
     return {c, [o] { return run(*o); }};
 }

@@ -20,6 +20,8 @@
 #include "qkov/experiments/previous_token_experiment.hpp"
 #include "qkov/experiments/semantic_head_experiment.hpp"
 
+#include "output_schemas.hpp"
+
 namespace qkov::app {
 
 namespace {
@@ -88,7 +90,8 @@ int reproduce(const reproduce_options& options)
            "a tolerance, not proofs.\n\n"
         << sections;
     report::write_report_file(index, out.str());
-    report::write_report_file(options.out_dir / "experiments.json", checks.dump(1) + '\n');
+    report::write_report_file(options.out_dir / "experiments.json",
+                              nlohmann::json{{"schema", schemas::reproduce}, {"experiments", checks}}.dump(1) + '\n');
     std::printf("wrote %s and experiments.json (%zu experiments, %d with failed facts)\n", index.string().c_str(), list.size(), failures);
     return failures;
 }

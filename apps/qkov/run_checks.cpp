@@ -4,17 +4,24 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "output_schemas.hpp"
+
 namespace qkov::app {
 namespace {
 
-nlohmann::json read_json_array(const std::filesystem::path& file)
+/// The array `key` of a document that names `schema` (docs/schemas/), or an error naming the file
+/// and what it holds instead.
+nlohmann::json read_rows(const std::filesystem::path& file, const char* schema, const char* key)
 {
     std::ifstream in(file);
     if (!in) throw std::runtime_error("cannot read " + file.string());
     nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded()) throw std::runtime_error(file.string() + ": not valid JSON");
-    if (!j.is_array()) throw std::runtime_error(file.string() + ": expected a JSON array of rows");
-    return j;
+    if (!j.is_object() || !j.contains("schema") || j["schema"] != schema)
+        throw std::runtime_error(file.string() + ": expected a document of schema " + schema +
+                                 (j.is_object() && j.contains("schema") ? ", it names " + j["schema"].dump() : std::string(" (written by an older qkov?)")));
+    if (!j.contains(key) || !j[key].is_array()) throw std::runtime_error(file.string() + ": no \"" + key + "\" array");
+    return j[key];
 }
 
 /// The field of row `k`, of the given type, or an error naming the file, the row and the field.
@@ -34,7 +41,7 @@ T field(const nlohmann::json& row, const char* name, const std::filesystem::path
 
 std::vector<run_check> read_validation_checks(const std::filesystem::path& json_file)
 {
-    const auto rows = read_json_array(json_file);
+    const auto rows = read_rows(json_file, schemas::validate, "rows");
     std::vector<run_check> checks;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& row = rows[k];
@@ -50,7 +57,7 @@ std::vector<run_check> read_validation_checks(const std::filesystem::path& json_
 
 std::vector<run_check> read_experiment_checks(const std::filesystem::path& json_file)
 {
-    const auto rows = read_json_array(json_file);
+    const auto rows = read_rows(json_file, schemas::reproduce, "experiments");
     std::vector<run_check> checks;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& row = rows[k];

@@ -25,10 +25,11 @@ struct run_evidence {
     std::optional<std::vector<run_check>> scans;        ///< kind S
 };
 
-/// validate's JSON: an array of rows, each with "claim", "digits", "size" and "within_bound".
+/// validate's JSON (schema qkov.validate/1): "rows", each with "claim", "digits", "size" and "within_bound".
 std::vector<run_check> read_validation_checks(const std::filesystem::path& json_file);
 
-/// reproduce's experiments.json: an array of {"section", "claims": [ids], "failed_facts": [text]};
+/// reproduce's experiments.json (schema qkov.reproduce/1): "experiments", each {"section", "claims": [ids],
+/// "failed_facts": [text]};
 /// one check per claim id of each experiment, passed when none of its stated facts failed.
 std::vector<run_check> read_experiment_checks(const std::filesystem::path& json_file);
 

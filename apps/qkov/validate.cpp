@@ -20,6 +20,7 @@
 #include "qkov/report/table.hpp"
 
 #include "number_options.hpp"
+#include "output_schemas.hpp"
 
 namespace qkov::app {
 namespace {
@@ -90,7 +91,7 @@ int validate(const validate_options& o)
            << table;
         report::write_report_file(o.markdown, md.str());
     }
-    if (!o.json.empty()) report::write_report_file(o.json, json.dump(2) + "\n");
+    if (!o.json.empty()) report::write_report_file(o.json, nlohmann::json{{"schema", schemas::validate}, {"rows", json}}.dump(2) + "\n");
     if (!all_within) {
         std::cerr << "validate: some residuals exceed their bounds (rows marked NO)\n";
         return 1;

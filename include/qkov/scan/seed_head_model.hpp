@@ -12,7 +12,8 @@
 //   L1H0  QK zero. OV: dimension_copy_head reading 128 .. 159 (half of what L0H0 writes) and 64 .. 95.
 //   L1H1  zero.
 // Token embeddings: x_0 = 1 and, elsewhere, seeded Gaussian entries scaled so every row has the
-// same norm (so RMSNorm keeps x_0's reading constant). Norm weights 1, tied unembedding.
+// same norm (so RMSNorm keeps x_0's reading constant). Norm weights 1, tied unembedding, and a
+// zero MLP, so the forward pass (qkov detect) runs the same heads the scan reads.
 #pragma once
 
 #include <array>
@@ -35,6 +36,7 @@ struct seed_head_model_geometry {
     static constexpr std::size_t D = 192, d = 64, heads = 2, layers = 2, vocabulary = 64, context = 4096;
     static constexpr std::size_t semantic_first_pair = 28;  ///< d0 = d - d/8 = 56 coordinates, 28 pairs
     static constexpr std::size_t passed_dimensions = 32;    ///< of L0H0's output that L1H0 reads
+    static constexpr std::size_t mlp_width = 8;             ///< zero MLP weights: only their presence matters
 };
 
 /// Writes config.json and model.safetensors into `dir` (created if needed) and returns it.
@@ -75,7 +77,14 @@ inline std::filesystem::path write_seed_head_model(const std::filesystem::path& 
         tensors.push_back({prefix + "self_attn.v_proj.weight", {H * d, D}, std::move(v)});
         tensors.push_back({prefix + "self_attn.o_proj.weight", {D, H * d}, std::move(o)});
         tensors.push_back({prefix + "input_layernorm.weight", {D}, std::vector<float>(D, 1.0f)});
+        // What the forward pass needs beyond attention, made neutral (norm weights 1, an MLP that
+        // adds nothing), so qkov detect can run the heads whose weights the scan reads.
+        tensors.push_back({prefix + "post_attention_layernorm.weight", {D}, std::vector<float>(D, 1.0f)});
+        tensors.push_back({prefix + "mlp.gate_proj.weight", {g::mlp_width, D}, zeros(g::mlp_width, D)});
+        tensors.push_back({prefix + "mlp.up_proj.weight", {g::mlp_width, D}, zeros(g::mlp_width, D)});
+        tensors.push_back({prefix + "mlp.down_proj.weight", {D, g::mlp_width}, zeros(D, g::mlp_width)});
     }
+    tensors.push_back({"model.norm.weight", {D}, std::vector<float>(D, 1.0f)});
     std::mt19937_64 random(20261123);
     std::normal_distribution<double> gaussian;
     std::vector<float> embedding(g::vocabulary * D);
@@ -98,7 +107,7 @@ inline std::filesystem::path write_seed_head_model(const std::filesystem::path& 
                                    {"num_hidden_layers", g::layers}, {"num_attention_heads", H},            {"num_key_value_heads", H},
                                    {"head_dim", d},                {"vocab_size", g::vocabulary},          {"max_position_embeddings", g::context},
                                    {"rms_norm_eps", 1e-5},         {"rope_theta", seed_rope_setting.base}, {"tie_word_embeddings", true},
-                                   {"torch_dtype", "float32"}};
+                                   {"torch_dtype", "float32"},     {"bos_token_id", 0}};  // every token reads x_0 = 1 alike
     io::write_file_atomically(dir / "config.json", config.dump(1) + "\n");
     return dir;
 }
