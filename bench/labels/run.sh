@@ -31,25 +31,12 @@ reps=${REPS:-3}
 threads=${THREADS:-$(nproc)}
 qkov=${QKOV:-build/default/apps/qkov/qkov}
 python=/usr/bin/python3
-if [[ ! -x "$qkov" ]]; then
-  echo "bench: $qkov is missing: cmake --build build/default --target qkov_cli (or set QKOV)" >&2
-  exit 1
-fi
-if ! "$python" -c "import numpy" 2>/dev/null; then
-  echo "bench: python3-numpy is missing (scripts/install-deps.sh installs it)" >&2
-  exit 1
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-need_kib=$((700 * 1024))  # the 500 MB model, two JSON reports and room to spare
-free_kib=$(df --output=avail -k "$tmp" | tail -1)
-if ((free_kib < need_kib)); then
-  echo "bench: $tmp has $((free_kib / 1024)) MiB free, the generated model needs about 700 MiB (set TMPDIR elsewhere)" >&2
-  exit 1
-fi
+. bench/timing.sh  # median, timed_run, require_qkov, require_numpy, scratch_directory
+require_qkov "$qkov"
+require_numpy "$python"
+scratch_directory 700 "the generated model"  # the 500 MB model, two JSON reports and room to spare
 echo "bench: writing the GPT-2-small-sized model into $tmp/model" >&2
 "$python" bench/forward/make_model.py "$tmp/model" 0
-. bench/timing.sh  # median, timed_run
 export OPENBLAS_NUM_THREADS=$threads
 echo "load: $(uptime)"
 echo "REPS=$reps, OPENBLAS_NUM_THREADS=$threads; qkov: $qkov; numpy $("$python" -c 'import numpy; print(numpy.__version__)'); $(nproc) cores"
