@@ -44,27 +44,41 @@ def read_safetensors(path):
     return tensors
 
 
+# The constants take the dtype of x: float32 here, float64 when numpy_labels.py runs these blocks
+# on float64 weights as qkov's scan does.
 def layer_norm(x, weight, bias, eps):
     mean = x.mean(axis=-1, keepdims=True)
     centred = x - mean
     variance = (centred * centred).mean(axis=-1, keepdims=True)
-    return centred / np.sqrt(variance + np.float32(eps)) * weight + bias
+    return centred / np.sqrt(variance + x.dtype.type(eps)) * weight + bias
 
 
 def gelu_new(x):
-    c = np.float32(math.sqrt(2 / math.pi))
-    return np.float32(0.5) * x * (np.float32(1) + np.tanh(c * (x + np.float32(0.044715) * x * x * x)))
+    f = x.dtype.type
+    c = f(math.sqrt(2 / math.pi))
+    return f(0.5) * x * (f(1) + np.tanh(c * (x + f(0.044715) * x * x * x)))
 
 
 def forward(w, config, tokens):
-    n, D, H = len(tokens), config["n_embd"], config["n_head"]
-    d, eps = D // H, config["layer_norm_epsilon"]
-    scale = np.float32(1 / math.sqrt(d))
-    future = np.triu(np.ones((n, n), dtype=bool), k=1)
+    n = len(tokens)
     x = w["transformer.wte.weight"][tokens] + w["transformer.wpe.weight"][:n]
+    x = residual_stream(w, config, x)
+    return layer_norm(x, w["transformer.ln_f.weight"], w["transformer.ln_f.bias"], config["layer_norm_epsilon"]) @ w["transformer.wte.weight"].T
+
+
+def residual_stream(w, config, x, on_layer=None):
+    """Every block on residual vectors x (n x D, the embedding and positions already added); the
+    residual after the last block. on_layer(layer, h), when given, sees each layer's normed
+    attention input h = LN_1(x) (numpy_labels.py reads it)."""
+    n, D, H = x.shape[0], config["n_embd"], config["n_head"]
+    d, eps = D // H, config["layer_norm_epsilon"]
+    scale = x.dtype.type(1 / math.sqrt(d))
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)
     for layer in range(config["n_layer"]):
         p = f"transformer.h.{layer}."
         h = layer_norm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
+        if on_layer:
+            on_layer(layer, h)
         qkv = h @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"]
         q, k, v = (qkv[:, i * D:(i + 1) * D].reshape(n, H, d).transpose(1, 0, 2) for i in range(3))
         scores = (q @ k.transpose(0, 2, 1)) * scale
@@ -76,7 +90,7 @@ def forward(w, config, tokens):
         x = x + (z @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"])
         h = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         x = x + (gelu_new(h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]) @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"])
-    return layer_norm(x, w["transformer.ln_f.weight"], w["transformer.ln_f.bias"], eps) @ w["transformer.wte.weight"].T
+    return x
 
 
 def checksum_lines(logits):

@@ -24,10 +24,8 @@ reps=${REPS:-5}
 threads=${THREADS:-1 2}
 n=${N:-1024}
 python=/usr/bin/python3
-if ! "$python" -c "import numpy" 2>/dev/null; then
-  echo "bench: python3-numpy is missing (scripts/install-deps.sh installs it)" >&2
-  exit 1
-fi
+. bench/timing.sh  # median, timed_run, require_numpy, scratch_directory
+require_numpy "$python"
 cores=$(nproc)
 for t in $threads; do
   if ! [[ $t =~ ^[1-9][0-9]*$ ]] || ((t > cores)); then
@@ -35,20 +33,12 @@ for t in $threads; do
     exit 1
   fi
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-need_kib=$((700 * 1024))  # the 500 MB model and room to spare
-free_kib=$(df --output=avail -k "$tmp" | tail -1)
-if ((free_kib < need_kib)); then
-  echo "bench: $tmp has $((free_kib / 1024)) MiB free, the generated model needs about 700 MiB (set TMPDIR elsewhere)" >&2
-  exit 1
-fi
+scratch_directory 700 "the generated model"  # the 500 MB model and room to spare
 # Built by CMake with qkov's flags (bench/forward/CMakeLists.txt).
 bash bench/build.sh bench_qkov_forward
 qkov=${BENCH_BUILD_DIR:-build/bench}/bench/forward/qkov_forward
 echo "bench: writing the GPT-2-small-shaped model into $tmp/model" >&2
 "$python" bench/forward/make_model.py "$tmp/model" 0
-. bench/timing.sh  # median, timed_run
 echo "load: $(uptime)"
 echo "REPS=$reps, N=$n; numpy $("$python" -c 'import numpy; print(numpy.__version__)'); $(nproc) cores"
 {

@@ -36,25 +36,12 @@ if [[ ! -f "$real/gpt2_small_attention_only.safetensors" ]]; then
   echo "bench: $real/gpt2_small_attention_only.safetensors is missing (set QKOV_SHARED_DIR)" >&2
   exit 1
 fi
-if [[ ! -x "$qkov" ]]; then
-  echo "bench: $qkov is missing: cmake --build build/default --target qkov_cli (or set QKOV)" >&2
-  exit 1
-fi
-if ! "$python" -c "import numpy" 2>/dev/null; then
-  echo "bench: python3-numpy is missing (scripts/install-deps.sh installs it)" >&2
-  exit 1
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-need_kib=$((400 * 1024))  # the 270 MB model, two JSON reports and room to spare
-free_kib=$(df --output=avail -k "$tmp" | tail -1)
-if ((free_kib < need_kib)); then
-  echo "bench: $tmp has $((free_kib / 1024)) MiB free, the generated model needs about 400 MiB (set TMPDIR elsewhere)" >&2
-  exit 1
-fi
+. bench/timing.sh  # median, timed_run, require_qkov, require_numpy, scratch_directory
+require_qkov "$qkov"
+require_numpy "$python"
+scratch_directory 400 "the generated model"  # the 270 MB model, two JSON reports and room to spare
 echo "bench: writing the GPT-2-small-shaped model with embeddings into $tmp/generated ($((free_kib / 1024)) MiB free)" >&2
 "$python" bench/scan/make_model.py "$tmp/generated" 0
-. bench/timing.sh  # median, timed_run
 models=("gpt2-attention $real $real/gpt2_small_attention_only.safetensors 0"
         "generated $tmp/generated $tmp/generated/model.safetensors 50257")
 # FLOPs of the dominant products for 12 layers of 12 heads, D = Hd = 768.
