@@ -201,12 +201,19 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
     BOOST_TEST((label_head(s, e, t).labels == strings{"offset_2", "positional"}));
     // A sink, and a head whose swing cannot double a weight: sink, semantic (its bound is a certificate).
     m.by_offset = {0.1, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05};
-    m.bos = 0.35, m.bos_lower = 0.34, m.swing = 0.5, m.swing_bound = 0.6;
+    m.bos = 0.35, m.bos_lower = 0.34, m.swing = 0.5, m.swing_bound = 0.6, m.content_spread = 0.4;
     l = label_head(s, e, t);
     BOOST_TEST((l.labels == strings{"sink", "semantic"}));
     BOOST_TEST((l.certified == strings{"sink", "semantic"}));
     m.bos_lower = 0.29;
     BOOST_TEST((label_head(s, e, t).certified == strings{"semantic"}));
+    m.content_spread = 0.3;  // 2 x 0.3 < ln 2: content cannot double a weight either, nothing decides
+    l = label_head(s, e, t);
+    BOOST_TEST((l.labels == strings{"sink"}));
+    BOOST_TEST(l.undecided.front().label == "semantic");
+    m.content_spread.reset();  // not measured: undecided
+    BOOST_TEST(label_head(s, e, t).undecided.front().label == "semantic");
+    m.content_spread = 0.4;
     // A swing above ln 2 without an offset majority: semantic undecided, with the swing in the reason.
     m.bos = 0, m.swing = 2.5, m.swing_bound = 2.6;
     l = label_head(s, e, t);

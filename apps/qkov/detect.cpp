@@ -92,7 +92,7 @@ report::table side_by_side_table(const std::vector<detect::weight_labels>& scann
     return t;
 }
 
-/// The confusion counts per label, and their total.
+/// The confusion counts per label that has any, and their total (the JSON keeps every label's).
 report::table counts_table(const detect::comparison& c)
 {
     report::table t({"weight label", "confirmed", "contradicted", "certified contradicted", "missed", "not tested"},
@@ -102,7 +102,8 @@ report::table counts_table(const detect::comparison& c)
         t.add_row({x.label, std::to_string(x.confirmed), std::to_string(x.contradicted), std::to_string(x.certified_contradicted), std::to_string(x.missed),
                    std::to_string(x.not_tested)});
     };
-    for (const auto& x : c.per_label) row(x);
+    for (const auto& x : c.per_label)
+        if (x.confirmed + x.contradicted + x.missed + x.not_tested > 0) row(x);
     row(c.total());
     return t;
 }

@@ -38,8 +38,8 @@ inline constexpr label_rule label_rules[] = {
     {"positional", "the two largest predicted offsets hold >= 1/2 of the attention",
      "position alone decides where most of the attention goes, even when it is split between two offsets", "positional, previous_token or offset_<k>"},
     {"sink", "predicted attention to BOS >= 0.3", "the attention-sink threshold of Gu et al. (arXiv 2410.10781)", "sink"},
-    {"semantic", "positional swing over offsets 0 .. window <= ln 2, certified; not positional",
-     "position alone cannot double any key's weight against another, so what the head attends to is decided by content",
+    {"semantic", "positional swing over offsets 0 .. window <= ln 2, certified; two standard deviations of a key's content score >= ln 2; not positional",
+     "position alone cannot double any key's weight against another while content can, so what the head attends to is decided by content",
      "duplicate_token, induction or shifted_induction"},
     {"copy", "share of tokens that are the top-1 of their own OV row >= 1/2, and centred eigenvalue score >= 0.7",
      "the head raises most tokens it reads above every other token (per token), and its OV circuit is positive in aggregate (claim K2)", "copy"},
@@ -136,7 +136,16 @@ inline head_labels label_head(const head_structure& s, const label_evidence& e, 
         }
         if (m->bos >= t.sink) give("sink", m->bos_lower && *m->bos_lower >= t.sink);
         if (!positional) {
-            if (m->swing_bound && *m->swing_bound <= t.semantic_swing) give("semantic", true);
+            // Position cannot decide; content must be able to: two standard deviations of a key's
+            // content score reach ln 2 (a head whose scores barely move attends almost uniformly).
+            const bool content_decides = m->content_spread && 2 * *m->content_spread >= t.semantic_swing;
+            if (m->swing_bound && *m->swing_bound <= t.semantic_swing && content_decides) give("semantic", true);
+            else if (m->swing_bound && *m->swing_bound <= t.semantic_swing)
+                out.undecided.push_back({"semantic", m->content_spread ? "position cannot double a key's weight, but neither can content (two standard "
+                                                                          "deviations of a key's content score are " +
+                                                                              std::to_string(2 * *m->content_spread) + " nats): the head attends almost uniformly"
+                                                                        : "position cannot double a key's weight; the content's spread is not measured "
+                                                                          "(no forward pass past this layer's input)"});
             else if (m->swing <= t.semantic_swing)
                 out.undecided.push_back({"semantic", "the swing " + std::to_string(m->swing) + " nats is below ln 2 but no certified bound reaches it"});
             else

@@ -381,6 +381,7 @@ struct mean_field_evidence {
     std::optional<double> bos_lower;
     double content_deviations = 0;         ///< the bounds hold for content within this many standard deviations
     std::string positions;                 ///< "rope", "nope", "learned"
+    std::optional<double> content_spread;  ///< nats: the standard deviation content gives a key's score (mean over queries); nullopt without it
 };
 
 struct mean_field_request {
@@ -401,6 +402,11 @@ inline mean_field_evidence mean_field_of(const model::head_weights& h, const pro
     e.positions = learned_positions ? "learned" : rope ? "rope" : "nope";
     const auto kernel = mean_field_kernel<double>(h, input, learned_positions, rope, content);
     const auto p = predict_attention(kernel, s.window);
+    if (!kernel.noise.empty()) {
+        double sum = 0;
+        for (const double x : kernel.noise) sum += x;
+        e.content_spread = sum / static_cast<double>(kernel.noise.size());
+    }
     e.by_offset = p.by_offset, e.bos = p.bos, e.first_query = p.first_query, e.last_query = p.last_query;
     e.swing = positional_swing(kernel, s.window);
     const std::size_t d = h.w_q.shape()[0];

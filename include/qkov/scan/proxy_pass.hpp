@@ -132,6 +132,8 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
     }
     auto wpe = m.position_embedding();
     if (wpe) positions = std::min(positions, wpe->shape()[0] - 1);
+    // The forward pass refuses sequences past the context the model declares; BOS takes one place.
+    if (c.max_positions > 0) positions = std::min(positions, c.max_positions - 1);
     out.positions = positions;
     out.learned_positions = wpe.has_value();
     out.bos = c.bos_token_id;

@@ -53,6 +53,7 @@ inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& 
             {"swing_bound_every_input", optional_number(m->swing_bound_every_input)},
             {"attention_by_offset_lower_bound", m->by_offset_lower.empty() ? nlohmann::json(nullptr) : nlohmann::json(m->by_offset_lower)},
             {"top_two_lower_bound", optional_number(m->top_two_lower)},
+            {"content_spread", optional_number(m->content_spread)},
             {"bos_lower_bound", optional_number(m->bos_lower)},
             {"certificates_hold_within_content_deviations", m->content_deviations}};
 }
