@@ -8,7 +8,7 @@
 //   in a later layer) grey, on a log colour scale when the scores span a decade. Both axes name heads "layer.head", with a tick at each layer's head 0;
 // - per head with a RoPE offset profile (the positional heads, head_structure.hpp), its score
 //   against the offset, log offset axis, the score at offset 0 as a reference line; per head
-//   labelled semantic, the QK energy share of each RoPE pair, slow pairs in their own colour,
+//   found by the bottom-heavy search (R12), the QK energy share of each RoPE pair, slow pairs in their own colour,
 //   against the share every pair would have with energy spread evenly.
 //
 // File names are fixed by what they show (`cond_q.png`, `offset_profile_3.5.png`, ...), so a
@@ -250,12 +250,13 @@ inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const s
     for (const auto& [file, title, score] : graphs)
         if (auto f = detail::draw_composition(r, axis, file, title, score, dir)) written.push_back(std::move(*f));
 
-    const auto labelled = [](const head_metrics& h, const std::string& label) {
-        return std::find(h.labels.labels.begin(), h.labels.labels.end(), label) != h.labels.labels.end();
+    // The per-pair energy is the bottom-heavy search's evidence (claim R12): drawn for the heads it finds.
+    const auto found_by = [](const head_metrics& h, const std::string& search) {
+        return std::find(h.labels.seed_searches.begin(), h.labels.seed_searches.end(), search) != h.labels.seed_searches.end();
     };
     for (const auto& h : r.heads) {
         if (h.structure.profile && h.structure.profile->score.size() >= 2) written.push_back(write_offset_profile(h, dir));
-        if (labelled(h, "semantic") && h.structure.rope && !h.structure.rope->pairs.empty()) written.push_back(write_pair_energy(h, dir));
+        if (found_by(h, "bottom_heavy") && h.structure.rope && !h.structure.rope->pairs.empty()) written.push_back(write_pair_energy(h, dir));
     }
     return written;
 }
