@@ -68,7 +68,8 @@ head_metrics positional_head()
     return h;
 }
 
-/// Head 1.1 made semantic: four RoPE pairs, the last two slow and holding 0.8 of the energy.
+/// Head 1.1 made semantic, and found by the bottom-heavy search: four RoPE pairs, the last two slow
+/// and holding 0.8 of the energy.
 head_metrics semantic_head()
 {
     head_metrics h = head(1, 1, 2.0, std::nullopt);
@@ -79,6 +80,7 @@ head_metrics semantic_head()
     h.structure.rope = r;
     h.qk.singular_values = vector{5.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};  // d = 8: four pairs, even spread 2 / 8 each
     h.labels.labels = {"semantic"};
+    h.labels.seed_searches = {"bottom_heavy"};
     h.labels.undecided = {{"copy", "no copying score"}};
     return h;
 }
