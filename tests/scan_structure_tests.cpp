@@ -528,3 +528,17 @@ BOOST_AUTO_TEST_CASE(the_rope_swing_bound_holds_for_every_offset)
         BOOST_TEST(top - bottom <= bound + 1e-12);
     }
 }
+
+/// A model whose context is one position leaves the proxy sequence no position past BOS (N = 0):
+/// the prediction and the swing read no key that is not there.
+BOOST_AUTO_TEST_CASE(a_kernel_without_positions_past_bos_has_no_swing)
+{
+    head_kernel<double> k;
+    k.positions = 0;
+    k.by_offset = {0.5};
+    k.bos = {0.0};
+    BOOST_TEST(positional_swing(k, 8) == 0.0);
+    const auto p = predict_attention(k, 8);
+    BOOST_TEST(p.first_query == 0u);
+    BOOST_TEST(std::abs(p.bos - 1.0) < 1e-15);  // query 0 is BOS itself: its only key
+}

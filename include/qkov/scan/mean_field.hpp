@@ -298,7 +298,7 @@ T positional_swing(const head_kernel<T>& k, std::size_t window)
     T swing(0);
     for (std::size_t m = std::min(window, N); m <= N; ++m) {
         T top = k.score(m, m), bottom = k.score(m, m);
-        for (std::size_t delta = 1; delta <= std::min(window, m - 1); ++delta)
+        for (std::size_t delta = 1; delta <= window && delta < m; ++delta)  // keys m - delta >= 1: BOS is not an offset
             top = detail::larger(top, k.score(m, m - delta)), bottom = detail::smaller(bottom, k.score(m, m - delta));
         swing = detail::larger(swing, top - bottom);
         if (k.stationary) break;  // every query sees the same offsets
