@@ -136,7 +136,7 @@ inline std::vector<behaviour_rule> behaviour_rules(std::size_t length, double fr
         {"shifted_induction", "the larger repeat score of shifts -1 and 2 (one before, two after the earlier copy)",
          majority + " (|r| / n); TransformerLens' induction score misses heads that read two after the earlier copy and copy by V-composition",
          fraction * repeat, [](const head_behaviour& h) -> std::optional<double> { return std::max(h.shift(-1).mean, h.shift(2).mean); }},
-        {"sink", "mean attention to BOS over queries i >= 1", "the attention-sink threshold of Gu et al. 2024", sink_threshold,
+        {"sink", "mean attention to BOS over queries 1 .. |r| (the first copy: random text)", "the attention-sink threshold of Gu et al. 2024", sink_threshold,
          mean_of(&head_behaviour::bos)},
     };
     for (std::size_t k = 0; k <= forward::largest_offset; ++k) {

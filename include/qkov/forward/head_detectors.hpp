@@ -16,7 +16,10 @@
 //   repeat attention by shift s  P_s[i, e + s] = 1 for every earlier position e of t_i, 0 <= e + s <= i,
 //                                the same 'mul' measure (s = 0 is duplicate token, s = 1 induction;
 //                                s = 2 is a head that reads two after the earlier copy)
-//   attention to BOS             mean A[i, 0] over queries i >= 1 (row 0 has nothing else to attend to)
+//   attention to BOS             mean A[i, 0] over queries 1 <= i < the first repeated token (row 0 has
+//                                nothing else to attend to; from the first repeat on, an induction head
+//                                finds its target and leaves BOS, so its rest on BOS is measured on the
+//                                part of the text that is random: the first copy of r)
 //   attention by offset k        mean A[i, i - k] over queries i >= largest_offset, k = 0 .. largest_offset,
 //                                so every query has a key at every offset and the means are comparable
 // and, from the head's values, whether it copies: at each query i whose most-attended key j is not
@@ -24,6 +27,7 @@
 // t_j first (copying) or among the last copy_bottom_ranks (copy suppression). Ties count against.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <iterator>
@@ -69,7 +73,7 @@ struct copy_counts {
 template <class X>
 struct score_set {
     X previous_token{}, duplicate_token{}, induction{};  ///< TransformerLens' 'mul' scores
-    X bos{};                                             ///< mean attention to position 0, queries i >= 1
+    X bos{};                                             ///< mean attention to position 0, queries 1 <= i < the first repeat
     std::array<X, largest_offset + 1> by_offset{};       ///< mean A[i, i - k], queries i >= largest_offset
     std::array<X, repeat_shift_count> by_shift{};        ///< 'mul' score of P_s, s = repeat_shifts
 };
@@ -119,9 +123,12 @@ head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std
     double total = 0;
     for (std::size_t k = 0; k < n * n; ++k) total += double(a[k]);
     if (total == 0) return s;
-    for (std::size_t i = 1; i < n; ++i) s.previous_token += double(a[i * n + i - 1]), s.bos += double(a[i * n]);
+    std::size_t first_repeat = n;
+    for (const auto& copy : copies) first_repeat = std::min(first_repeat, copy.first);
+    for (std::size_t i = 1; i < n; ++i) s.previous_token += double(a[i * n + i - 1]);
+    for (std::size_t i = 1; i < first_repeat; ++i) s.bos += double(a[i * n]);
     s.previous_token /= total;
-    if (n > 1) s.bos /= double(n - 1);
+    if (first_repeat > 1) s.bos /= double(first_repeat - 1);
     for (std::size_t i = largest_offset; i < n; ++i)
         for (std::size_t k = 0; k <= largest_offset; ++k) s.by_offset[k] += double(a[i * n + i - k]);
     if (n > largest_offset)
