@@ -16,6 +16,7 @@
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_facts.hpp"
+#include "qkov/scan/sampled_attention.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "shared_dir.hpp"
 
@@ -477,12 +478,13 @@ BOOST_AUTO_TEST_CASE(the_mean_field_prediction_is_the_softmax_it_says)
     k.positions = 4;
     k.by_offset = {0.0, 2.0, 0.0, 0.0, 0.0};
     k.bos.assign(5, -1.0);
-    const auto p = predict_attention(k, 2);  // queries 2 .. 4
-    // Query m: keys 0 (BOS, -1), offsets 0 .. m - 1 (offset 1 at 2, the rest at 0).
-    double offset1 = 0, bos = 0;
+    const auto p = predict_attention(k, 2);  // offsets: queries 2 .. 4; BOS: queries 1 .. 4
+    // Query m: keys 0 (BOS, -1), offsets 0 .. m - 1 (offset 1 at 2, the rest at 0); query 1 has
+    // BOS and offset 0 only.
+    double offset1 = 0, bos = std::exp(-1.0) / (std::exp(-1.0) + 1) / 4;
     for (int m = 2; m <= 4; ++m) {
         const double total = std::exp(-1.0) + std::exp(2.0) + (m - 1);
-        offset1 += std::exp(2.0) / total / 3, bos += std::exp(-1.0) / total / 3;
+        offset1 += std::exp(2.0) / total / 3, bos += std::exp(-1.0) / total / 4;
     }
     BOOST_TEST(p.first_query == 2u);
     BOOST_TEST(std::abs(p.by_offset[1] - offset1) < 1e-15);
@@ -541,4 +543,75 @@ BOOST_AUTO_TEST_CASE(a_kernel_without_positions_past_bos_has_no_swing)
     const auto p = predict_attention(k, 8);
     BOOST_TEST(p.first_query == 0u);
     BOOST_TEST(std::abs(p.bos - 1.0) < 1e-15);  // query 0 is BOS itself: its only key
+}
+
+namespace {
+scan::matrix random_matrix(std::size_t rows, std::size_t columns, std::mt19937_64& rng, double scale)
+{
+    std::normal_distribution<double> g(0, scale);
+    scan::matrix m({rows, columns});
+    for (auto& x : m) x = g(rng);
+    return m;
+}
+} // namespace
+
+/// With one token to draw, every draw is the same: the sampled attention is the mean field's
+/// softmax on an input whose content positions are moved by that token's content (the rotation,
+/// the BOS key without content and the query's own token at offset 0 all enter the same way).
+BOOST_AUTO_TEST_CASE(sampled_attention_with_one_token_is_the_mean_field_moved_by_its_content)
+{
+    std::mt19937_64 rng(11);
+    model::head_weights h;
+    h.w_q = random_matrix(d, D, rng, 0.4), h.w_k = random_matrix(d, D, rng, 0.4);
+    constexpr std::size_t N = 12, W = 4;
+    proxy_layer input;
+    input.normed = random_matrix(N + 1, D, rng, 1.0);
+    input.mean = xt::mean(xt::view(input.normed, xt::range(1, N + 1), xt::all()), {0});
+    const scan::matrix content = random_matrix(1, D, rng, 0.7);
+    const token_contents one{multiply(content, h.w_q, false, true), multiply(content, h.w_k, false, true)};
+    proxy_layer moved = input;
+    for (std::size_t j = 0; j < D; ++j) {
+        moved.mean(j) += content(0, j);
+        for (std::size_t t = 1; t <= N; ++t) moved.normed(t, j) += content(0, j);
+    }
+    const std::vector<std::optional<io::rope_config>> schedules{rope(rope_pairing::rotate_half), rope(rope_pairing::interleaved),
+                                                                 rope(rope_pairing::rotate_half, 8), std::nullopt};
+    for (const bool learned : {false, true}) {
+        for (const auto& schedule : schedules) {
+            const auto sampled = sampled_attention(h, input, learned, schedule, one, W, 3);
+            const auto expected = predict_attention(mean_field_kernel<double>(h, moved, learned, schedule), W);
+            BOOST_TEST(std::abs(sampled.bos - expected.bos) < 1e-12);
+            for (std::size_t k = 0; k <= W; ++k) BOOST_TEST(std::abs(sampled.by_offset[k] - expected.by_offset[k]) < 1e-12, k);
+            BOOST_TEST(sampled.first_query == expected.first_query);
+        }
+    }
+}
+
+/// Content is what a token adds to its position's mean: with positions given, rows are centred on
+/// their position's mean, so a position part common to a position's rows leaves no trace.
+BOOST_AUTO_TEST_CASE(token_contents_are_centred_per_position_when_positions_are_given)
+{
+    std::mt19937_64 rng(5);
+    model::head_weights h;
+    h.w_q = random_matrix(d, D, rng, 1.0), h.w_k = random_matrix(d, D, rng, 1.0);
+    const scan::matrix place = random_matrix(2, D, rng, 3.0), token = random_matrix(2, D, rng, 1.0);
+    scan::matrix rows({4, D});
+    for (std::size_t j = 0; j < D; ++j) {
+        rows(0, j) = place(0, j) + token(0, j), rows(1, j) = place(0, j) - token(0, j);
+        rows(2, j) = place(1, j) + token(1, j), rows(3, j) = place(1, j) - token(1, j);
+    }
+    const auto c = project_token_contents(h, rows, 16, {1, 1, 2, 2});
+    const scan::matrix expected_q = multiply(token, h.w_q, false, true);
+    for (std::size_t i = 0; i < d; ++i) {
+        BOOST_TEST(std::abs(c.queries(0, i) - expected_q(0, i)) < 1e-12);
+        BOOST_TEST(std::abs(c.queries(1, i) + expected_q(0, i)) < 1e-12);
+        BOOST_TEST(std::abs(c.queries(2, i) - expected_q(1, i)) < 1e-12);
+    }
+    // Without positions, the common mean goes and the position parts stay in the content.
+    const auto global = project_token_contents(h, rows, 16);
+    double moved = 0;
+    for (std::size_t i = 0; i < d; ++i) moved += std::abs(global.queries(0, i) - expected_q(0, i));
+    BOOST_TEST(moved > 1e-3);
+    BOOST_CHECK_THROW(project_token_contents(h, rows, 16, {1, 2}), std::invalid_argument);
+    BOOST_CHECK_THROW(project_token_contents(h, scan::matrix({0, D}), 16), std::invalid_argument);
 }

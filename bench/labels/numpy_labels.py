@@ -7,7 +7,7 @@ Reads MODEL_DIR/model.safetensors and config.json (a GPT-2 model as bench/forwar
 writes it: LayerNorm, gelu_new, learned positions, Conv1D [in, out] weights, tied embedding) and
 computes what include/qkov/scan/proxy_pass.hpp and token_copying.hpp compute, in float64 as qkov
 does (its forward::decoder<double>), with the blocks of bench/forward/numpy_forward.py:
-  (a) the forward passes: the proxy pass on [BOS] + mean token embedding x N (N = 128, + learned
+  (a) the forward passes: the proxy pass on [BOS] + mean token embedding x N (N = 50, + learned
       positions; without a bos_token_id the mean embedding at position 0 too), keeping each
       layer's normed attention input; then each read token's effective embedding at every layer:
       the tokens read (all of V when V <= 4,096, else every ceil(V / 4,096)-th) in the seeded
@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "forward"))
 from numpy_forward import read_safetensors, residual_stream  # noqa: E402 (bench/forward, shared)
 
-POSITIONS = 128      # label_thresholds::queries: the proxy sequence's length past BOS, and the chunk length
+POSITIONS = 50       # label_thresholds::queries: the proxy sequence's length past BOS, and the chunk length
 TOKEN_LIMIT = 4096   # label_thresholds::copy_tokens
 BLOCK_TOKENS = 512   # copying_per_token's block of rows
 SEED = 0             # effective_embeddings' default seed

@@ -3,9 +3,9 @@
 # MLP 3,072, V = 50,257, 1,024 learned positions, random weights written by
 # bench/forward/make_model.py into a temporary directory, about 500 MB, removed at exit), against
 # numpy_labels.py, a vectorised numpy float64 reference for the two expensive parts the labels add:
-#   (a) the forward passes: the proxy pass on [BOS] + mean embedding x 128, and every read token's
+#   (a) the forward passes: the proxy pass on [BOS] + mean embedding x 50, and every read token's
 #       effective embedding at every layer (3,866 tokens, every 13th of V, in qkov's seeded order,
-#       in chunks of 128);
+#       in chunks of 50);
 #   (b) the per-token copying of all 144 heads: a 3,866 x 50,257 row block product per head and
 #       the rank of each token in its own row (top-1, top-5, bottom-10 shares, median margin).
 # qkov's side is the whole process, `qkov scan DIR --json FILE`: it also does everything the scan

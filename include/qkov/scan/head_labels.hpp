@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "qkov/scan/head_structure.hpp"
-#include "qkov/scan/mean_field.hpp"
+#include "qkov/scan/mean_field_evidence.hpp"
 #include "qkov/scan/token_copying.hpp"
 
 namespace qkov::scan {
@@ -58,8 +58,9 @@ struct label_thresholds {
     double copying = 0.7;                ///< centred eigenvalue copying score (K2); its negative for suppression
     double suppression_bottom10 = 0.5;   ///< per-token bottom-10 share
     std::size_t window = 8;              ///< offsets 0 .. window predicted
-    std::size_t queries = 128;           ///< the proxy sequence's length past BOS (the last query)
+    std::size_t queries = 50;            ///< the proxy sequence's length past BOS (the last query)
     std::size_t copy_tokens = 4096;      ///< tokens read by the per-token test (all of V when V is at most this)
+    std::size_t content_tokens = 512;    ///< of those, the tokens whose content the predicted attention draws from
     double content_deviations = 2;       ///< certificates hold for every content within this many standard deviations
     // The seeds' searches (construction checks, claims R7 and R12).
     double one_direction = 0.9;      ///< sigma_1^2 / sum sigma^2 of W_q and of W_k (R7: 1 for seed 001's head)

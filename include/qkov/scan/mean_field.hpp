@@ -20,9 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <numbers>
 #include <optional>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -71,7 +69,7 @@ struct head_kernel {
     std::vector<T> bos;        ///< stationary: the BOS key's score for query m, m = 0 .. N
     std::vector<T> full;       ///< learned positions: (N + 1) x (N + 1), row = query
     std::size_t positions = 0; ///< N
-    std::vector<double> noise; ///< per query m: the standard deviation content adds to each content key's score (empty: none)
+    std::vector<double> noise; ///< per query m: the standard deviation content adds to each content key's score (empty: none; evidence only)
 
     [[nodiscard]] T score(std::size_t m, std::size_t n) const
     {
@@ -198,16 +196,22 @@ head_kernel<T> mean_field_kernel(const model::head_weights& h, const proxy_layer
     return k;
 }
 
-/// Attention by offset and on BOS, averaged over queries W .. N.
+/// Attention by offset, averaged over queries W .. N (every one of them has a key at every offset
+/// 0 .. W), and on BOS, averaged over queries 1 .. N: the averages `qkov detect` measures
+/// (head_detectors.hpp), so a prediction and its behaviour describe the same queries.
 template <class T>
 struct predicted_attention {
     std::vector<T> by_offset;  ///< p(delta), delta = 0 .. W
     T bos{0};
-    std::size_t first_query = 0, last_query = 0;
+    std::size_t first_query = 0, last_query = 0;  ///< of the offsets' average
 };
 
+/// The first query of the average over the keys `bos` (BOS only: 1) or offsets (W).
+inline std::size_t first_averaged_query(std::size_t window, std::size_t N, bool bos_only) { return std::min(bos_only ? std::size_t{1} : window, N); }
+
 /// The causal softmax of the kernel at each query m, each key's weight exp(s_n - c) / sum exp(s_j - c)
-/// with c the largest score's upper end (no overflow, and for intervals the same enclosure).
+/// with c the largest score's upper end (no overflow, and for intervals the same enclosure). This
+/// is the softmax of the mean field; with the tokens' content drawn in, sampled_attention.hpp.
 template <class T>
 predicted_attention<T> predict_attention(const head_kernel<T>& k, std::size_t window)
 {
@@ -215,47 +219,21 @@ predicted_attention<T> predict_attention(const head_kernel<T>& k, std::size_t wi
     const std::size_t N = k.positions;
     predicted_attention<T> p;
     p.by_offset.assign(window + 1, T(0));
-    p.first_query = std::min(window, N), p.last_query = N;
+    p.first_query = first_averaged_query(window, N, false), p.last_query = N;
     std::vector<T> weight;
-    if constexpr (std::is_same_v<T, double>) {
-        if (!k.noise.empty()) {
-            // Content as noise on each content key's score: the softmax averaged over `samples`
-            // seeded draws per query (the BOS key is one fixed token and gets none).
-            const std::size_t samples = 64;
-            std::mt19937_64 rng(0);
-            const auto normal = [&] {  // Box-Muller on 53-bit uniforms: the same draws on every platform
-                const double u1 = (static_cast<double>(rng() >> 11) + 1) * 0x1p-53, u2 = static_cast<double>(rng() >> 11) * 0x1p-53;
-                return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
-            };
-            std::vector<double> logits;
-            for (std::size_t m = p.first_query; m <= N; ++m) {
-                for (std::size_t r = 0; r < samples; ++r) {
-                    logits.assign(m + 1, 0.0);
-                    double top = -INFINITY, total = 0;
-                    for (std::size_t n = 0; n <= m; ++n) top = std::max(top, logits[n] = k.score(m, n) + (n == 0 ? 0.0 : k.noise[m] * normal()));
-                    for (auto& x : logits) total += x = std::exp(x - top);
-                    for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += logits[m - delta] / total / samples;
-                    p.bos += logits[0] / total / samples;
-                }
-            }
-            const double queries = static_cast<double>(N - p.first_query + 1);
-            for (auto& x : p.by_offset) x /= queries;
-            p.bos /= queries;
-            return p;
-        }
-    }
-    for (std::size_t m = p.first_query; m <= N; ++m) {
+    for (std::size_t m = first_averaged_query(window, N, true); m <= N; ++m) {
         double shift = -INFINITY;
         for (std::size_t n = 0; n <= m; ++n) shift = std::max(shift, detail::upper_end(k.score(m, n)));
         weight.assign(m + 1, T(0));
         T total(0);
         for (std::size_t n = 0; n <= m; ++n) total += weight[n] = exp(k.score(m, n) - T(shift));
-        for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += weight[m - delta] / total;
+        if (m >= p.first_query)
+            for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += weight[m - delta] / total;
         p.bos += weight[0] / total;
     }
-    const T queries(static_cast<double>(N - p.first_query + 1));
-    for (auto& x : p.by_offset) x = x / queries;
-    p.bos = p.bos / queries;
+    const T offset_queries(static_cast<double>(N - p.first_query + 1)), bos_queries(static_cast<double>(N - first_averaged_query(window, N, true) + 1));
+    for (auto& x : p.by_offset) x = x / offset_queries;
+    p.bos = p.bos / bos_queries;
     return p;
 }
 
@@ -274,12 +252,12 @@ T mass_on(const head_kernel<T>& k, std::size_t m, InSet in_set)
     return T(1) / (T(1) + outside / inside);
 }
 
-/// The attention on the offsets of `offsets` (and on BOS when `bos`), averaged over queries W .. N
-/// as predict_attention averages.
+/// The attention on the offsets of `offsets` (and on BOS when `bos`), averaged over the queries
+/// predict_attention averages it over (BOS alone: 1 .. N; otherwise W .. N).
 template <class T>
 T mass_on_offsets(const head_kernel<T>& k, std::size_t window, const std::vector<std::size_t>& offsets, bool bos)
 {
-    const std::size_t N = k.positions, first = std::min(window, N);
+    const std::size_t N = k.positions, first = first_averaged_query(window, N, bos && offsets.empty());
     T sum(0);
     for (std::size_t m = first; m <= N; ++m)
         sum += mass_on(k, m, [&](std::size_t n) {
@@ -364,84 +342,6 @@ inline std::vector<interval> pair_norm_bounds(const matrix& w, const vector& b, 
         out.push_back(detail::root_of_nonnegative(rows) * radius + detail::root_of_nonnegative(bias));
     }
     return out;
-}
-
-enum class certainty_of_bound { holds, undecided };
-
-/// Everything the mean field says about one head.
-struct mean_field_evidence {
-    std::vector<double> by_offset;  ///< p(delta), delta = 0 .. W
-    double bos = 0;
-    std::size_t first_query = 0, last_query = 0, window = 0;
-    double swing = 0;                      ///< nats over offsets 0 .. W, from the kernel
-    std::optional<double> swing_bound;     ///< certified upper bound on the swing (RoPE: per pair; learned: from the kernel), given mu_l
-    std::optional<double> swing_bound_every_input;  ///< RoPE: certified for every input the layer's norm can produce
-    std::vector<double> by_offset_lower;   ///< certified lower bounds of p(delta) where p(delta) reaches the threshold, else 0 (empty: not certified)
-    std::optional<double> top_two_lower;   ///< certified lower bound of the two largest offsets' mass
-    std::optional<double> bos_lower;
-    double content_deviations = 0;         ///< the bounds hold for content within this many standard deviations
-    std::string positions;                 ///< "rope", "nope", "learned"
-    std::optional<double> content_spread;  ///< nats: the standard deviation content gives a key's score (mean over queries); nullopt without it
-};
-
-struct mean_field_request {
-    bool certify = true;
-    double offset_threshold = 0.5, sink_threshold = 0.3;
-    double content_deviations = 2;  ///< the certificates hold for content within this many standard deviations
-};
-
-/// The prediction for head h (double), and certificates where a label could rest on them: a
-/// lower bound of p(delta) where the prediction reaches offset_threshold, of p(BOS) where it
-/// reaches sink_threshold, and the swing bounds.
-inline mean_field_evidence mean_field_of(const model::head_weights& h, const proxy_layer& input, bool learned_positions,
-                                         const std::optional<io::rope_config>& rope, const model::norm_weights& norm, const mean_field_settings& s,
-                                         const mean_field_request& r, const content_covariance* content = nullptr)
-{
-    mean_field_evidence e;
-    e.window = s.window;
-    e.positions = learned_positions ? "learned" : rope ? "rope" : "nope";
-    const auto kernel = mean_field_kernel<double>(h, input, learned_positions, rope, content);
-    const auto p = predict_attention(kernel, s.window);
-    if (!kernel.noise.empty()) {
-        double sum = 0;
-        for (const double x : kernel.noise) sum += x;
-        e.content_spread = sum / static_cast<double>(kernel.noise.size());
-    }
-    e.by_offset = p.by_offset, e.bos = p.bos, e.first_query = p.first_query, e.last_query = p.last_query;
-    e.swing = positional_swing(kernel, s.window);
-    const std::size_t d = h.w_q.shape()[0];
-    if (!r.certify) return e;
-    std::vector<double> top = e.by_offset;
-    std::sort(top.rbegin(), top.rend());
-    const bool wants_offset = top.size() >= 2 && top[0] + top[1] >= r.offset_threshold;
-    const bool wants_bos = e.bos >= r.sink_threshold;
-    const bool scaled = rope && rope->scaling && rope->scaling->type != "linear";  // no enclosure of llama3's blended angles
-    if ((wants_offset || wants_bos) && !scaled) {
-        const auto kernel_i = mean_field_kernel<interval>(h, input, learned_positions, rope, content, content ? r.content_deviations : 0.0);
-        std::vector<std::size_t> order(e.by_offset.size());
-        for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return e.by_offset[a] > e.by_offset[b]; });
-        e.by_offset_lower.assign(e.by_offset.size(), 0.0);
-        for (std::size_t k = 0; k < e.by_offset.size(); ++k)
-            if (e.by_offset[k] >= r.offset_threshold) e.by_offset_lower[k] = mass_on_offsets(kernel_i, s.window, {k}, false).lo();
-        if (order.size() >= 2) e.top_two_lower = mass_on_offsets(kernel_i, s.window, {order[0], order[1]}, false).lo();
-        if (wants_bos) e.bos_lower = mass_on_offsets(kernel_i, s.window, {}, true).lo();
-        e.content_deviations = content ? r.content_deviations : 0.0;
-    }
-    if (learned_positions) {
-        e.swing_bound = positional_swing(mean_field_kernel<interval>(h, input, true, rope), s.window).hi();
-    } else if (!rope) {
-        e.swing_bound = 0.0, e.swing_bound_every_input = 0.0;  // no rotation: the offset enters no score
-    } else if (!scaled) {
-        const rope_layout layout{d, rope->rotary_dim, rope->pairing};
-        const auto theta = forward::rope_theta<interval>(*rope);
-        const auto q = project<interval>(h.w_q, h.b_q, input.mean), k = project<interval>(h.w_k, h.b_k, input.mean);
-        e.swing_bound = rope_swing_bound(pair_norms(q, layout), pair_norms(k, layout), theta, s.window, d).hi();
-        const interval radius = norm_output_bound(norm);
-        e.swing_bound_every_input =
-            rope_swing_bound(pair_norm_bounds(h.w_q, h.b_q, layout, radius), pair_norm_bounds(h.w_k, h.b_k, layout, radius), theta, s.window, d).hi();
-    }
-    return e;
 }
 
 } // namespace qkov::scan

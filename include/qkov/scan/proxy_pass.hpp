@@ -157,14 +157,19 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
 /// Each token's normed input at every layer in a random context: the tokens asked, in a seeded
 /// random order (numeric::uniform_below's platform-independent draw), are read as [BOS] + chunks of
 /// `context` tokens, so each token follows a random predecessor as in text, and what earlier heads
-/// copy from the previous positions is in its residual. effective[l] is tokens.size() x D, row i
-/// token tokens[i]. Needs the forward pass.
-inline std::vector<matrix> effective_embeddings(const forward::decoder<double>& pass, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
-                                                std::size_t context, std::uint64_t seed = 0)
+/// copy from the previous positions is in its residual. Needs the forward pass.
+struct effective_inputs {
+    std::vector<matrix> rows;            ///< per layer: tokens.size() x D, row i token tokens[i]
+    std::vector<std::size_t> position;   ///< per row: where the token sat (BOS, if any, at 0)
+};
+
+inline effective_inputs effective_embeddings(const forward::decoder<double>& pass, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
+                                             std::size_t context, std::uint64_t seed = 0)
 {
     const auto& c = pass.config();
     const std::size_t D = c.hidden_size, T = tokens.size(), lead = bos ? 1 : 0;
-    std::vector<matrix> out(c.layers, matrix(xt::empty<double>({T, D})));
+    effective_inputs result{std::vector<matrix>(c.layers, matrix(xt::empty<double>({T, D}))), std::vector<std::size_t>(T)};
+    auto& out = result.rows;
     std::vector<std::size_t> order(T);
     for (std::size_t i = 0; i < T; ++i) order[i] = i;
     std::mt19937_64 rng(seed);
@@ -174,12 +179,15 @@ inline std::vector<matrix> effective_embeddings(const forward::decoder<double>& 
         const std::size_t n = std::min(context, T - first);
         std::vector<forward::token_id> sequence;
         if (bos) sequence.push_back(static_cast<forward::token_id>(*bos));
-        for (std::size_t i = 0; i < n; ++i) sequence.push_back(static_cast<forward::token_id>(tokens[order[first + i]]));
+        for (std::size_t i = 0; i < n; ++i) {
+            sequence.push_back(static_cast<forward::token_id>(tokens[order[first + i]]));
+            result.position[order[first + i]] = lead + i;
+        }
         (void)pass.residual_stream_of(pass.embed(sequence), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
             for (std::size_t i = 0; i < n; ++i) std::copy_n(normed.data() + (lead + i) * D, D, out[l].data() + order[first + i] * D);
         });
     }
-    return out;
+    return result;
 }
 
 } // namespace qkov::scan

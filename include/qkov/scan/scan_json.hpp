@@ -157,7 +157,7 @@ inline nlohmann::json thresholds_json(const scan_result& r)
     return {{"offset_mass", t.offset_mass},       {"sink", t.sink},
             {"semantic_swing", t.semantic_swing}, {"copy_top1", t.copy_top1},
             {"copying", t.copying},               {"suppression_bottom10", t.suppression_bottom10},
-            {"window", t.window},                 {"queries", t.queries},
+            {"window", t.window},                 {"queries", t.queries}, {"content_tokens", t.content_tokens},
             {"copy_tokens", t.copy_tokens},       {"content_deviations", t.content_deviations},
             {"one_direction", t.one_direction},
             {"constant_reading", t.constant_reading}, {"slow_share", t.slow_share},

@@ -20,7 +20,7 @@
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
 #include "qkov/scan/head_structure.hpp"
-#include "qkov/scan/mean_field.hpp"
+#include "qkov/scan/head_prediction.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/token_copying.hpp"
 #include "qkov/scan/token_side.hpp"
@@ -144,8 +144,13 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
             const matrix& x = evidence.content_covariance[h.layer];
             content = content_covariance{multiply(multiply(h.w_q, x), h.w_q, false, true), multiply(multiply(h.w_k, x), h.w_k, false, true)};
         }
+        std::optional<token_contents> tokens;  // the tokens' own content, drawn into the prediction
+        if (evidence.readout && h.layer < evidence.readout->effective.size())
+            tokens = project_token_contents(h, evidence.readout->effective[h.layer], t.content_tokens,
+                                            evidence.proxy.learned_positions ? evidence.readout->position : std::vector<std::size_t>{});
         m.mean_field = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
-                                     {options.certify, t.offset_mass, t.sink, t.content_deviations}, content ? &*content : nullptr);
+                                     {options.certify, t.offset_mass, t.sink, t.content_deviations}, content ? &*content : nullptr,
+                                     tokens ? &*tokens : nullptr);
         e.mean_field = &*m.mean_field;
     } else {
         e.mean_field_missing = evidence.proxy.missing;

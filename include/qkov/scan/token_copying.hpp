@@ -57,6 +57,7 @@ struct token_readout {
     bool centres = false;              ///< final LayerNorm: the head's output is centred first
     std::vector<std::size_t> tokens;   ///< the tokens read
     std::vector<matrix> effective;     ///< per layer: tokens.size() x D
+    std::vector<std::size_t> position; ///< per token read: its position in the random context
     std::size_t vocabulary = 0;
 };
 
@@ -82,7 +83,8 @@ inline token_readout read_token_readout(const forward::decoder<double>& pass, st
     for (std::size_t t = 0; t < V; ++t)
         for (std::size_t j = 0; j < D; ++j) r.readout(t, j) = u(t, j) * (plus + w.final_norm.weight[j]);
     r.tokens = copying_tokens(V, token_limit);
-    r.effective = effective_embeddings(pass, bos, r.tokens, context);
+    auto inputs = effective_embeddings(pass, bos, r.tokens, context);
+    r.effective = std::move(inputs.rows), r.position = std::move(inputs.position);
     return r;
 }
 
