@@ -11,7 +11,7 @@ shared=${QKOV_SHARED_DIR:-$root/../shared}
 # Debian's interpreter, which has python3-numpy (scripts/install-deps.sh); a python3 earlier in
 # PATH (pyenv, a venv) may lack numpy.
 python=/usr/bin/python3
-for harness in safetensors gguf config npy llama2c tokenizer; do mkdir -p "$out/$harness"; done
+for harness in safetensors gguf config npy llama2c tokenizer token_ids; do mkdir -p "$out/$harness"; done
 
 # safetensors: an empty header, and one tensor of each supported dtype.
 printf '\010\000\000\000\000\000\000\000{}      ' > "$out/safetensors/empty"
@@ -95,6 +95,10 @@ gguf("unaligned", [], s("t") + struct.pack("<IQIQ", 1, 4, 0, 4), 1, bytes(64))
 # A string that is not UTF-8 where a number belongs (quoting it once threw nlohmann's type_error).
 gguf("base_bytes", [(s("llama.rope.freq_base"), 8, struct.pack("<Q", 2) + b"\x9f\xff")])
 PY
+
+# Token ids (--calibrate): sequences with a comment, CRLF ends, tabs, and a blank line.
+printf '# two sequences\n1 2 3\n\n4\t5 999\n' > "$out/token_ids/two"
+printf '7 8 9\r\n10 11\r\n' > "$out/token_ids/crlf"
 
 if [ -d "$shared/fixtures/models" ]; then
   for m in gpt2 gpt_neox llama; do cp "$shared/fixtures/models/$m/config.json" "$out/config/$m.json"; done

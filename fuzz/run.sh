@@ -14,7 +14,7 @@ out=${2:-$root/build/fuzz}
 if [ -z "${CLANGXX:-}" ]; then
   if command -v clang++-16 > /dev/null; then CLANGXX=clang++-16; else CLANGXX=clang++; fi
 fi
-harnesses="npy safetensors gguf config llama2c tokenizer"
+harnesses="npy safetensors gguf config llama2c tokenizer token_ids"
 mkdir -p "$out"
 includes=$(pkg-config --cflags xtensor 2>/dev/null || true)
 # Runs "$1 HARNESS" for every harness, two at a time (one per core of a 2-core machine); returns

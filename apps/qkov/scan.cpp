@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
@@ -64,6 +65,12 @@ int scan(const scan_cli_options& o)
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
     options.thresholds.context = o.context;
+    if (o.calibrate != "random") {
+        // A sequence and the BOS it is given must fit in the context the model declares.
+        const std::size_t context = c.max_positions == 0 ? 0 : c.max_positions - (c.bos_token_id && c.max_positions > 1 ? 1 : 0);
+        options.calibration = io::read_token_id_text(o.calibrate, {.vocabulary = c.vocab_size, .context = context});
+        options.calibration_name = o.calibrate;
+    }
     if (o.context == 0 && c.rope && c.max_positions > scan::largest_default_context)
         std::cerr << "qkov scan: note: the model's context of " << c.max_positions << " positions is scanned up to " << scan::largest_default_context
                   << " (--context's limit)\n";
@@ -157,6 +164,9 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     add_threads_option(command, options->threads);
+    command->add_option("--calibrate", options->calibrate,
+                        "Where mu_l and the tokens' content come from: 'random' (default: the vocabulary in a seeded random context) or a file of token "
+                        "ids, one sequence per line, decimal ids separated by spaces (docs/SCAN-LABELS.md)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));
     return {command, [options] { return scan(*options); }};

@@ -190,4 +190,40 @@ inline effective_inputs effective_embeddings(const forward::decoder<double>& pas
     return result;
 }
 
+/// Each position's normed input at every layer on the user's token sequences, [BOS] first when the
+/// model has one and a sequence does not already start with it: what `qkov scan --calibrate FILE`
+/// reads instead of the vocabulary in a random context. Rows are the positions past BOS, in order,
+/// at most `most_rows` of them (the sequences after that are not run); position[i] is row i's.
+inline effective_inputs text_inputs(const forward::decoder<double>& pass, std::optional<std::size_t> bos,
+                                    const std::vector<std::vector<std::size_t>>& sequences, std::size_t most_rows)
+{
+    const auto& c = pass.config();
+    const std::size_t D = c.hidden_size;
+    std::vector<std::vector<forward::token_id>> runs;
+    std::size_t rows = 0;
+    for (const auto& ids : sequences) {
+        if (rows >= most_rows) break;
+        std::vector<forward::token_id> run;
+        if (bos && (ids.empty() || ids.front() != *bos)) run.push_back(static_cast<forward::token_id>(*bos));
+        for (const std::size_t id : ids) run.push_back(static_cast<forward::token_id>(id));
+        const std::size_t past_bos = run.size() - (bos ? 1 : 0);
+        if (past_bos == 0) continue;
+        run.resize(run.size() - (rows + past_bos > most_rows ? rows + past_bos - most_rows : 0));
+        rows += run.size() - (bos ? 1 : 0);
+        runs.push_back(std::move(run));
+    }
+    if (rows == 0) throw std::invalid_argument("qkov: the calibration text has no position past BOS");
+    effective_inputs result{std::vector<matrix>(c.layers, matrix(xt::empty<double>({rows, D}))), {}};
+    std::size_t row = 0;
+    for (const auto& run : runs) {
+        const std::size_t lead = bos ? 1 : 0, n = run.size() - lead;
+        (void)pass.residual_stream_of(pass.embed(run), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
+            std::copy_n(normed.data() + lead * D, n * D, result.rows[l].data() + row * D);
+        });
+        for (std::size_t i = 0; i < n; ++i) result.position.push_back(lead + i);
+        row += n;
+    }
+    return result;
+}
+
 } // namespace qkov::scan

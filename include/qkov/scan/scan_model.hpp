@@ -37,6 +37,10 @@ struct scan_options {
     bool certify = true;            ///< certify the offset profile of positional RoPE heads
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
     std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)
+    /// Token sequences whose positions give mu_l and the content the prediction draws from (at most
+    /// thresholds.copy_tokens positions read); empty: the vocabulary in a seeded random context.
+    std::vector<std::vector<std::size_t>> calibration;
+    std::string calibration_name;  ///< where the calibration came from, for the evidence
 };
 
 struct scan_result {
@@ -98,7 +102,19 @@ struct model_evidence {
     proxy_inputs proxy;
     std::optional<token_readout> readout;
     std::string readout_missing;
-    std::vector<matrix> content_covariance;  ///< per layer, D x D: the covariance of the tokens' effective embeddings
+    std::vector<matrix> content_covariance;  ///< per layer, D x D: the covariance of the content rows
+    std::optional<effective_inputs> calibration;  ///< the user's text, when given: the content rows instead of the read-out's
+
+    /// Per layer, the rows mu_l and the content come from, and each row's position.
+    [[nodiscard]] const std::vector<matrix>* content_rows() const
+    {
+        return calibration ? &calibration->rows : readout ? &readout->effective : nullptr;
+    }
+    [[nodiscard]] const std::vector<std::size_t>& content_positions() const
+    {
+        static const std::vector<std::size_t> none;
+        return calibration ? calibration->position : readout ? readout->position : none;
+    }
 };
 
 /// The covariance (D x D, divisor n) of the rows of x.
@@ -114,18 +130,27 @@ inline matrix row_covariance(const matrix& x)
     return c;
 }
 
-inline model_evidence read_model_evidence(const model::attention_model& m, const label_thresholds& t)
+inline model_evidence read_model_evidence(const model::attention_model& m, const scan_options& options)
 {
+    const auto& t = options.thresholds;
     const auto pass = open_model_pass(m);
-    model_evidence e{run_proxy_pass(m, pass, t.queries), std::nullopt, {}, {}};
+    model_evidence e{run_proxy_pass(m, pass, t.queries), std::nullopt, {}, {}, std::nullopt};
     if (pass.decoder) {
         e.readout = read_token_readout(*pass.decoder, e.proxy.bos, t.copy_tokens, e.proxy.positions);
-        for (const auto& x : e.readout->effective) e.content_covariance.push_back(row_covariance(x));
-        // mu_l is the mean normed input of the layer: over the tokens in their random context, not
-        // the norm of the mean embedding (which magnifies the mean direction by the norm's scaling).
-        for (std::size_t l = 0; l < e.proxy.layers.size() && l < e.readout->effective.size(); ++l) e.proxy.layers[l].mean = xt::mean(e.readout->effective[l], {0});
-        e.proxy.description += "; mu_l and the content covariance from " + std::to_string(e.readout->tokens.size()) +
-                               " tokens in a seeded random context (chunks of " + std::to_string(e.proxy.positions) + " after BOS)";
+        if (!options.calibration.empty()) e.calibration = text_inputs(*pass.decoder, e.proxy.bos, options.calibration, t.copy_tokens);
+        const auto& rows = *e.content_rows();
+        for (const auto& x : rows) e.content_covariance.push_back(row_covariance(x));
+        // mu_l is the mean normed input of the layer: over the tokens in their context, not the norm
+        // of the mean embedding (which magnifies the mean direction by the norm's scaling).
+        for (std::size_t l = 0; l < e.proxy.layers.size() && l < rows.size(); ++l) e.proxy.layers[l].mean = xt::mean(rows[l], {0});
+        if (e.calibration)
+            e.proxy.description += "; mu_l and the content from " + std::to_string(e.calibration->position.size()) + " positions of the calibration text " +
+                                   options.calibration_name;
+        else
+            e.proxy.description += "; mu_l and the content from " + std::to_string(e.readout->tokens.size()) +
+                                   " tokens in a seeded random context (chunks of " + std::to_string(e.proxy.positions) + " after BOS)";
+    } else if (!options.calibration.empty()) {
+        throw std::invalid_argument("qkov: --calibrate needs the model's forward pass: " + pass.unavailable);
     } else {
         e.readout_missing = "no per-token copying without the forward pass: " + pass.unavailable;
     }
@@ -145,9 +170,9 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
             content = content_covariance{multiply(multiply(h.w_q, x), h.w_q, false, true), multiply(multiply(h.w_k, x), h.w_k, false, true)};
         }
         std::optional<token_contents> tokens;  // the tokens' own content, drawn into the prediction
-        if (evidence.readout && h.layer < evidence.readout->effective.size())
-            tokens = project_token_contents(h, evidence.readout->effective[h.layer], t.content_tokens,
-                                            evidence.proxy.learned_positions ? evidence.readout->position : std::vector<std::size_t>{});
+        if (const auto* rows = evidence.content_rows(); rows && h.layer < rows->size())
+            tokens = project_token_contents(h, (*rows)[h.layer], t.content_tokens,
+                                            evidence.proxy.learned_positions ? evidence.content_positions() : std::vector<std::size_t>{});
         m.mean_field = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
                                      {options.certify, t.offset_mass, t.sink, t.content_deviations}, content ? &*content : nullptr,
                                      tokens ? &*tokens : nullptr);
@@ -196,7 +221,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         }
     }
     result.copying_available = tokens.has_value();
-    const model_evidence evidence = read_model_evidence(m, options.thresholds);
+    const model_evidence evidence = read_model_evidence(m, options);
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
