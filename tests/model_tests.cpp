@@ -430,6 +430,7 @@ BOOST_AUTO_TEST_CASE(gpt2_small_attention_loads_all_144_heads_and_reports_the_mi
     BOOST_TEST(heads == 144u);
     BOOST_TEST(model.embedding_status() == "absent");
     BOOST_TEST(model.unembedding_status() == "absent (tied to the absent embedding)");
+    BOOST_TEST((model.unembedding_presence() == qkov::model::attention_model::presence::tied_to_absent));
     BOOST_TEST(!model.embedding().has_value());
     BOOST_TEST(!model.unembedding().has_value());
 }

@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
         {
             const auto m = qkov::model::open_model(dir);
             const matrix e = *m.embedding(), u = *m.unembedding();
-            const bool tied = m.unembedding_status() == "tied to the embedding";
+            const bool tied = m.unembedding_presence() == qkov::model::attention_model::presence::tied;
             const matrix whole = tied ? token_gram(e) : token_circuit(e, u);
             for (std::size_t block : {3, 4096}) {
                 const auto side = read_token_side(m, 3, block);

@@ -105,23 +105,35 @@ std::vector<T> stacked(const std::vector<const model::vector*>& parts)
     return out;
 }
 
-/// The tensor names one family's forward pass needs, beyond the attention the head model reads.
+/// "mlp.c_fc" + ".weight".
+inline std::string tensor_of(const char* stem, const char* part) { return std::string(stem) + "." + part; }
+/// A norm's bias from its weight's name: "ln_f.weight" -> "ln_f.bias".
+inline std::string bias_of(const char* weight)
+{
+    std::string name(weight);
+    return name.substr(0, name.rfind('.')) + ".bias";
+}
+
+/// The tensor names one family's forward pass needs, beyond the attention the head model reads
+/// (io/model_family.hpp's layout): the embedding, the position table where there is one and the
+/// final norm; per layer the MLP's norm and projections.
 struct family_names {
-    std::vector<const char*> global;  ///< each entry: alternatives separated by '|'
-    std::vector<const char*> per_layer;
+    std::vector<std::string> global;
+    std::vector<std::string> per_layer;
 };
 
 inline family_names needed_names(const io::model_config& c)
 {
-    switch (c.family) {
-    case io::model_family::gpt2: return {{"wte.weight", "wpe.weight", "ln_f.weight"}, {"ln_2.weight", "mlp.c_fc.weight", "mlp.c_proj.weight"}};
-    case io::model_family::gpt_neox:
-        return {{"embed_in.weight", "final_layer_norm.weight"},
-                {"post_attention_layernorm.weight", "mlp.dense_h_to_4h.weight", "mlp.dense_4h_to_h.weight"}};
-    case io::model_family::llama:
-        return {{"embed_tokens.weight", "norm.weight"}, {"post_attention_layernorm.weight", "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"}};
-    }
-    return {};
+    const auto& l = io::layout_of(c.family);
+    family_names n;
+    n.global.push_back(l.embedding.front());
+    if (l.position_embedding) n.global.push_back(l.position_embedding);
+    n.global.push_back(l.final_norm);
+    n.per_layer.push_back(l.mlp_norm);
+    if (l.mlp_gate) n.per_layer.push_back(tensor_of(l.mlp_gate, "weight"));
+    n.per_layer.push_back(tensor_of(l.mlp_in, "weight"));
+    n.per_layer.push_back(tensor_of(l.mlp_out, "weight"));
+    return n;
 }
 
 /// Throws one model_file_error naming every tensor the pass needs and the file lacks.
@@ -130,17 +142,20 @@ inline void require_forward_tensors(const model::attention_model& m)
     const auto& c = m.config();
     const auto names = needed_names(c);
     std::vector<std::string> missing;
-    for (const char* g : names.global)
-        if (m.global_tensor({g}) == nullptr) missing.push_back(g);
-    if (m.unembedding_status().starts_with("absent") && m.global_tensor({names.global.front()}) != nullptr) missing.push_back("the unembedding (lm_head.weight)");
-    for (const char* s : names.per_layer) {
+    for (const auto& g : names.global)
+        if (m.global_tensor({g.c_str()}) == nullptr) missing.push_back(g);
+    using presence = model::attention_model::presence;
+    const auto unembedding = m.unembedding_presence();
+    if ((unembedding == presence::absent || unembedding == presence::tied_to_absent) && m.global_tensor({names.global.front().c_str()}) != nullptr)
+        missing.push_back(std::string("the unembedding (") + m.layout().unembedding.front() + ")");
+    for (const auto& s : names.per_layer) {
         std::vector<std::size_t> layers;
         for (std::size_t l = 0; l < c.layers; ++l)
-            if (m.layer_tensor(l, {s}) == nullptr) layers.push_back(l);
+            if (m.layer_tensor(l, {s.c_str()}) == nullptr) layers.push_back(l);
         if (layers.empty()) continue;
         std::string where = layers.size() == 1 ? "layer " + std::to_string(layers[0]) : "layers " + std::to_string(layers.front()) + "-" + std::to_string(layers.back());
         if (layers.size() > 1 && layers.size() != layers.back() - layers.front() + 1) where += " (" + std::to_string(layers.size()) + " of them)";
-        missing.push_back(std::string(s) + " (" + where + ")");
+        missing.push_back(s + " (" + where + ")");
     }
     if (missing.empty()) return;
     std::string list;
@@ -222,24 +237,17 @@ mlp_params<T> read_mlp(const model::attention_model& m, std::size_t l)
         if (t.shape.size() != 2) throw io::model_file_error(t.file, t.name, "must be a matrix");
         return t.shape[axis];
     };
-    if (c.family != io::model_family::llama) {  // one activated projection in, one out
-        const bool gpt2 = c.family == io::model_family::gpt2;  // Conv1D [in, out]; NeoX: nn.Linear [out, in]
-        const char* in = gpt2 ? "mlp.c_fc" : "mlp.dense_h_to_4h";
-        const char* out = gpt2 ? "mlp.c_proj" : "mlp.dense_4h_to_h";
-        const auto& w_in = present(m, l, (std::string(in) + ".weight").c_str());
-        const std::size_t F = width(w_in, gpt2 ? 1 : 0);
-        p.w_in = linear<T>(w_in, F, D, gpt2), p.b_in = bias((std::string(in) + ".bias").c_str(), F);
-        p.w_out = linear<T>(present(m, l, (std::string(out) + ".weight").c_str()), D, F, gpt2), p.b_out = bias((std::string(out) + ".bias").c_str(), D);
-        return p;
+    const auto& layout = m.layout();
+    const bool conv1d = layout.conv1d;  // GPT-2's Conv1D [in, out]; nn.Linear [out, in]
+    const auto& w_in = present(m, l, tensor_of(layout.mlp_in, "weight").c_str());
+    const std::size_t F = width(w_in, conv1d ? 1 : 0);
+    p.w_in = linear<T>(w_in, F, D, conv1d), p.b_in = bias(tensor_of(layout.mlp_in, "bias").c_str(), F);
+    p.w_out = linear<T>(present(m, l, tensor_of(layout.mlp_out, "weight").c_str()), D, F, conv1d), p.b_out = bias(tensor_of(layout.mlp_out, "bias").c_str(), D);
+    if (layout.mlp_gate) {  // SwiGLU: out(silu(gate x) * in x)
+        p.w_gate = linear<T>(present(m, l, tensor_of(layout.mlp_gate, "weight").c_str()), F, D, conv1d);
+        if (const auto gate_bias = tensor_of(layout.mlp_gate, "bias"); m.layer_tensor(l, {gate_bias.c_str()}) != nullptr)
+            throw io::model_file_error(m.source().location(), m.layer_tensor_name(l, gate_bias.c_str()), "a gate bias, which the forward pass does not apply");
     }
-    // Llama: SwiGLU, down(silu(gate x) * up x).
-    const auto& gate = present(m, l, "mlp.gate_proj.weight");
-    const std::size_t F = width(gate, 0);
-    p.w_gate = linear<T>(gate, F, D, false);
-    p.w_in = linear<T>(present(m, l, "mlp.up_proj.weight"), F, D, false), p.b_in = bias("mlp.up_proj.bias", F);
-    p.w_out = linear<T>(present(m, l, "mlp.down_proj.weight"), D, F, false), p.b_out = bias("mlp.down_proj.bias", D);
-    if (m.layer_tensor(l, {"mlp.gate_proj.bias"}) != nullptr)
-        throw io::model_file_error(m.source().location(), m.layer_tensor_name(l, "mlp.gate_proj.bias"), "a gate bias, which the forward pass does not apply");
     return p;
 }
 
@@ -279,9 +287,10 @@ decoder_weights<T> read_decoder_weights(const model::attention_model& m)
     decoder_weights<T> w;
     w.config = c;
     w.mlp_activation = parse_activation(c.activation);
+    const auto& layout = m.layout();
+    const std::string mlp_norm_bias = detail::bias_of(layout.mlp_norm);
     const auto second_norm = [&](std::size_t l) {
-        if (c.family == io::model_family::gpt2) return detail::read_norm<T>(m, detail::present(m, l, "ln_2.weight"), m.layer_tensor(l, {"ln_2.bias"}));
-        return detail::read_norm<T>(m, detail::present(m, l, "post_attention_layernorm.weight"), m.layer_tensor(l, {"post_attention_layernorm.bias"}));
+        return detail::read_norm<T>(m, detail::present(m, l, layout.mlp_norm), m.layer_tensor(l, {mlp_norm_bias.c_str()}));
     };
     for (std::size_t l = 0; l < c.layers; ++l) {
         const auto lw = m.layer(l);
@@ -292,14 +301,12 @@ decoder_weights<T> read_decoder_weights(const model::attention_model& m)
         b.mlp = detail::read_mlp<T>(m, l);
         w.blocks.push_back(std::move(b));
     }
-    const auto names = detail::needed_names(c);
-    const char* final_norm = names.global.back();
-    const std::string final_bias = std::string(final_norm).replace(std::string(final_norm).size() - 6, 6, "bias");
-    w.final_norm = detail::read_norm<T>(m, *m.global_tensor({final_norm}), m.global_tensor({final_bias.c_str()}));
+    const std::string final_bias = detail::bias_of(layout.final_norm);
+    w.final_norm = detail::read_norm<T>(m, *m.global_tensor({layout.final_norm}), m.global_tensor({final_bias.c_str()}));
     w.embedding = detail::converted<T>(*m.embedding());
-    if (m.unembedding_status() == "present") w.unembedding = detail::converted<T>(*m.unembedding());
-    if (c.family == io::model_family::gpt2) {
-        const auto& wpe = *m.global_tensor({"wpe.weight"});
+    if (m.unembedding_presence() == model::attention_model::presence::present) w.unembedding = detail::converted<T>(*m.unembedding());
+    if (layout.position_embedding) {
+        const auto& wpe = *m.global_tensor({layout.position_embedding});
         if (wpe.shape.size() != 2) throw io::model_file_error(wpe.file, wpe.name, "must be a matrix [positions, D]");
         w.positions = detail::converted<T>(model::attention_model::load(wpe, wpe.shape[0], c.hidden_size));
     }

@@ -29,23 +29,11 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/circuits/rope_layout.hpp"
+#include "qkov/io/model_family.hpp"
 #include "qkov/io/model_file_error.hpp"
 
 namespace qkov::io {
 
-enum class model_family { gpt2, gpt_neox, llama };
-
-/// The family's name as the JSON documents spell it ("gpt2", "gpt_neox", "llama").
-inline const char* model_family_name(model_family f)
-{
-    switch (f) {
-    case model_family::gpt2: return "gpt2";
-    case model_family::gpt_neox: return "gpt_neox";
-    case model_family::llama: return "llama";
-    }
-    return "?";
-}
-enum class norm_kind { layer_norm, rms_norm, rms_norm_plus_one };
 
 struct rope_scaling {
     std::string type;     ///< linear, dynamic, yarn, llama3, longrope, ...
@@ -263,13 +251,10 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     if (t == "cohere2")
         throw model_file_error(file, "model_type \"cohere2\" is not supported: its layer_types alternate sliding-window RoPE layers with "
                                      "full-attention NoPE layers, a schedule qkov does not implement");
-    if (t == "gpt2") c.family = model_family::gpt2, c.norm = norm_kind::layer_norm;
-    else if (t == "gpt_neox") c.family = model_family::gpt_neox, c.norm = norm_kind::layer_norm;
-    else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" || t == "olmo2" || t == "phi3" || t == "smollm3") c.family = model_family::llama;
-    else if (t == "gemma" || t == "gemma2") c.family = model_family::llama, c.norm = norm_kind::rms_norm_plus_one;
-    else
-        throw model_file_error(file, "unknown architecture (model_type \"" + t +
-                                         "\"; qkov reads gpt2, gpt_neox, llama, mistral, qwen2, qwen3, olmo2, gemma, gemma2, phi3, smollm3)");
+    const auto* known = find_architecture(t);
+    if (known == nullptr) throw model_file_error(file, "unknown architecture (model_type \"" + t + "\"; qkov reads " + known_model_types() + ")");
+    c.family = known->family, c.norm = known->norm;
+    const family_layout& layout = layout_of(c.family);
 
     c.hidden_size = config_size(j, file, {"hidden_size", "n_embd"});
     c.layers = config_size(j, file, {"num_hidden_layers", "n_layer"});
@@ -287,17 +272,17 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     if (c.heads % c.kv_heads != 0)
         throw model_file_error(file, std::to_string(c.kv_heads) + " key/value heads do not divide the " + std::to_string(c.heads) + " query heads");
     const auto* tied = config_key(j, {"tie_word_embeddings"});
-    c.tied_embeddings = tied ? detail::boolean_flag(*tied, "tie_word_embeddings", file) : c.family == model_family::gpt2 || c.family == model_family::llama;
+    c.tied_embeddings = tied ? detail::boolean_flag(*tied, "tie_word_embeddings", file) : layout.tied_by_default;
     if (const auto* dt = config_key(j, {"dtype", "torch_dtype"}); dt && dt->is_string()) c.dtype = dt->get<std::string>();
     c.norm_eps = detail::config_number(j, {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon"}, 1e-5, file);
     if (const auto* act = config_key(j, {"activation_function", "hidden_act"}); act && act->is_string()) c.activation = act->get<std::string>();
-    else c.activation = c.family == model_family::gpt2 ? "gelu_new" : c.family == model_family::gpt_neox ? "gelu" : "silu";
+    else c.activation = layout.activation;
     if (c.family == model_family::gpt_neox) {  // transformers' default for GPT-NeoX is the parallel residual
         const auto* parallel = config_key(j, {"use_parallel_residual"});
         c.parallel_residual = parallel == nullptr || detail::boolean_flag(*parallel, "use_parallel_residual", file);
     }
 
-    if (c.family != model_family::gpt2) {
+    if (!layout.learned_positions) {
         static const nlohmann::json empty = nlohmann::json::object();
         const auto* params = config_key(j, {"rope_parameters"});
         const nlohmann::json& p = params && params->is_object() ? *params : empty;

@@ -3,11 +3,13 @@
 // layer(l) reads only layer l's attention tensors, checks their shapes against the config and
 // every value for NaN/Inf (naming the tensor and the index), and slices every query head into
 // head_weights in the column convention (head_weights.hpp). Nothing else of the model is copied.
-// Tensor layouts per family (fixtures/models/README.md has the tables):
+// Tensor names per family are io/model_family.hpp's; how each family packs its heads
+// (fixtures/models/README.md has the tables):
 //   gpt2      h.L.attn.c_attn (Conv1D [D, 3D], columns [q | k | v]), c_proj [D, D] rows by head
 //   gpt_neox  layers.L.attention.query_key_value [3Hd, D], rows [head][q, k, v][d]; dense [D, Hd]
 //   llama     layers.L.self_attn.{q,k,v,o}_proj (nn.Linear [out, in]), or a fused qkv_proj [(H+2Hkv)d, D]
 // Names are looked up with and without the family's prefix ("transformer.", "gpt_neox.", "model.").
+// The attention tensors' names below belong to each family's slicing and live with it.
 // Biases, fused projections and QK-norm are detected from the tensor names, never from the config.
 #pragma once
 
@@ -17,7 +19,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 
@@ -52,6 +53,7 @@ public:
     }
 
     [[nodiscard]] const io::model_config& config() const { return config_; }
+    [[nodiscard]] const io::family_layout& layout() const { return io::layout_of(config_.family); }
     [[nodiscard]] const io::tensor_source& source() const { return *source_; }
 
     /// True when the layers carry q_norm/k_norm tensors: the score is then not one bilinear form
@@ -71,12 +73,12 @@ public:
     /// of holding V x D doubles. Throws std::out_of_range past row V.
     [[nodiscard]] std::optional<matrix> embedding_rows(std::size_t first, std::size_t count) const
     {
-        return vocabulary_rows(find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"}), first, count);
+        return vocabulary_rows(find_any(layout().embedding), first, count);
     }
     /// Rows [first, first + count) of the unembedding (the embedding's when tied).
     [[nodiscard]] std::optional<matrix> unembedding_rows(std::size_t first, std::size_t count) const
     {
-        if (const auto* t = find_global({"lm_head.weight", "embed_out.weight", "output.weight"})) return vocabulary_rows(t, first, count);
+        if (const auto* t = find_any(layout().unembedding)) return vocabulary_rows(t, first, count);
         if (config_.tied_embeddings) return embedding_rows(first, count);
         return std::nullopt;
     }
@@ -84,21 +86,33 @@ public:
     /// whose positions come from RoPE (or files that lack it).
     [[nodiscard]] std::optional<matrix> position_embedding() const
     {
-        const auto* t = find_global({"wpe.weight"});
+        const auto* t = layout().position_embedding ? find_global({layout().position_embedding}) : nullptr;
         if (t == nullptr) return std::nullopt;
         return load(*t, t->shape.empty() ? 0 : t->shape[0], config_.hidden_size);
     }
-    /// "present", "tied to the embedding", or "absent" (then the metrics that need it cannot run).
-    [[nodiscard]] std::string embedding_status() const
+    /// Whether the file holds the embedding (present or absent) and the unembedding (present, tied to
+    /// the embedding, or absent; the metrics that need an absent one cannot run).
+    enum class presence { present, tied, absent, tied_to_absent };
+    [[nodiscard]] presence embedding_presence() const { return find_any(layout().embedding) ? presence::present : presence::absent; }
+    [[nodiscard]] presence unembedding_presence() const
     {
-        return find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"}) ? "present" : "absent";
+        if (find_any(layout().unembedding)) return presence::present;
+        if (config_.tied_embeddings) return embedding_presence() == presence::present ? presence::tied : presence::tied_to_absent;
+        return presence::absent;
     }
-    [[nodiscard]] std::string unembedding_status() const
+    /// As `qkov inspect` and the JSON documents say it.
+    static const char* presence_text(presence p)
     {
-        if (find_global({"lm_head.weight", "embed_out.weight", "output.weight"})) return "present";
-        if (config_.tied_embeddings) return embedding_status() == "present" ? "tied to the embedding" : "absent (tied to the absent embedding)";
+        switch (p) {
+        case presence::present: return "present";
+        case presence::tied: return "tied to the embedding";
+        case presence::absent: return "absent";
+        case presence::tied_to_absent: return "absent (tied to the absent embedding)";
+        }
         return "absent";
     }
+    [[nodiscard]] std::string embedding_status() const { return presence_text(embedding_presence()); }
+    [[nodiscard]] std::string unembedding_status() const { return presence_text(unembedding_presence()); }
 
     [[nodiscard]] layer_weights layer(std::size_t l) const
     {
@@ -182,30 +196,27 @@ private:
         return v;
     }
 
-    [[nodiscard]] std::vector<std::string> prefixes() const
-    {
-        switch (config_.family) {
-        case io::model_family::gpt2: return {"transformer.", ""};
-        case io::model_family::gpt_neox: return {"gpt_neox.", ""};
-        case io::model_family::llama: return {"model.", ""};
-        }
-        return {""};
-    }
+    [[nodiscard]] const std::array<const char*, 2>& prefixes() const { return layout().prefixes; }
     [[nodiscard]] const io::tensor_view* find_global(std::initializer_list<const char*> names) const
     {
         for (const char* n : names)
-            for (const auto& p : prefixes())
-                if (const auto* t = source_->find(p + n)) return t;
+            for (const char* p : prefixes())
+                if (const auto* t = source_->find(std::string(p) + n)) return t;
         return nullptr;
     }
-    [[nodiscard]] std::string layer_prefix(std::size_t l) const
+    /// The first of `names` the file holds (model-wide), or nullptr.
+    template <std::size_t N>
+    [[nodiscard]] const io::tensor_view* find_any(const std::array<const char*, N>& names) const
     {
-        return config_.family == io::model_family::gpt2 ? "h." + std::to_string(l) + "." : "layers." + std::to_string(l) + ".";
+        for (const char* n : names)
+            if (const auto* t = find_global({n})) return t;
+        return nullptr;
     }
+    [[nodiscard]] std::string layer_prefix(std::size_t l) const { return layout().layer_stem + std::to_string(l) + "."; }
     [[nodiscard]] const io::tensor_view* find_layer_tensor(std::size_t l, std::initializer_list<const char*> suffixes) const
     {
         for (const char* s : suffixes)
-            for (const auto& p : prefixes())
+            for (const char* p : prefixes())
                 if (const auto* t = source_->find(p + layer_prefix(l) + s)) return t;
         return nullptr;
     }
@@ -255,9 +266,9 @@ private:
         const std::size_t D = config_.hidden_size, L = config_.layers;
         const auto Hd = io::checked_product({config_.heads, config_.head_dim});
         if (!Hd) throw io::model_file_error(source_->location(), std::to_string(config_.heads) + " heads of width " + std::to_string(config_.head_dim) + " overflow 64 bits");
-        const auto [suffix, rows, cols] = config_.family == io::model_family::gpt2       ? std::tuple{"attn.c_proj.weight", *Hd, D}
-                                          : config_.family == io::model_family::gpt_neox ? std::tuple{"attention.dense.weight", D, *Hd}
-                                                                                         : std::tuple{"self_attn.o_proj.weight", D, *Hd};
+        const char* suffix = layout().attention_output;
+        const bool conv1d = layout().conv1d;  // [in = Hd, out = D]; nn.Linear [out = D, in = Hd]
+        const std::size_t rows = conv1d ? *Hd : D, cols = conv1d ? D : *Hd;
         // Every layer needs its output projection: the first one bounds the sizes, the last one the count.
         shaped(need(0, suffix), rows, cols);
         const auto* last = find_layer_tensor(L - 1, {suffix});
@@ -265,7 +276,7 @@ private:
             throw io::model_file_error(source_->location(), "the config states " + std::to_string(L) + " layers, but tensor '" + prefixes().front() +
                                                                 layer_prefix(L - 1) + suffix + "' of the last of them is missing");
         shaped(*last, rows, cols);
-        if (const auto* e = find_global({"wte.weight", "embed_in.weight", "embed_tokens.weight", "token_embd.weight"}); e && e->shape.size() == 2)
+        if (const auto* e = find_any(layout().embedding); e && e->shape.size() == 2)
             shaped(*e, config_.vocab_size, D);
     }
 
@@ -274,7 +285,7 @@ private:
         const std::size_t D = config_.hidden_size, d = config_.head_dim, H = config_.heads;
         const auto& qkv = shaped(need(l, "attn.c_attn.weight"), D, 3 * H * d);  // Conv1D [in, out], columns [q | k | v]
         const auto* bias = optional_shaped(l, "attn.c_attn.bias", 3 * H * d);
-        const auto& proj = shaped(need(l, "attn.c_proj.weight"), H * d, D);  // Conv1D [in = Hd, out = D]
+        const auto& proj = shaped(need(l, layout().attention_output), H * d, D);  // Conv1D [in = Hd, out = D]
         auto lw = empty_layer(l);
         for (auto& h : lw.heads) {
             // A head's nn.Linear slice is the transpose of its Conv1D block, read transposed in place.
@@ -285,7 +296,7 @@ private:
             h.w_o = block(proj, q, d, 0, D, true);
         }
         lw.b_o = optional_vector(l, "attn.c_proj.bias", D);
-        lw.norm = norm(l, "ln_1.weight", "ln_1.bias");
+        lw.norm = norm(l, layout().attention_norm, layout().attention_norm_bias);
         return lw;
     }
 
@@ -294,7 +305,7 @@ private:
         const std::size_t D = config_.hidden_size, d = config_.head_dim, H = config_.heads;
         const auto& qkv = shaped(need(l, "attention.query_key_value.weight"), 3 * H * d, D);
         const auto* bias = optional_shaped(l, "attention.query_key_value.bias", 3 * H * d);
-        const auto& dense = shaped(need(l, "attention.dense.weight"), D, H * d);
+        const auto& dense = shaped(need(l, layout().attention_output), D, H * d);
         auto lw = empty_layer(l);
         for (auto& h : lw.heads) {
             const std::size_t base = 3 * h.head * d;
@@ -304,7 +315,7 @@ private:
             h.w_o = block(dense, 0, D, h.head * d, d);
         }
         lw.b_o = optional_vector(l, "attention.dense.bias", D);
-        lw.norm = norm(l, "input_layernorm.weight", "input_layernorm.bias");
+        lw.norm = norm(l, layout().attention_norm, layout().attention_norm_bias);
         return lw;
     }
 
@@ -327,7 +338,7 @@ private:
             k = {&shaped(need(l, "self_attn.k_proj.weight"), K * d, D), optional_shaped(l, "self_attn.k_proj.bias", K * d), 0};
             v = {&shaped(need(l, "self_attn.v_proj.weight"), K * d, D), optional_shaped(l, "self_attn.v_proj.bias", K * d), 0};
         }
-        const auto& o = shaped(need(l, "self_attn.o_proj.weight"), D, H * d);
+        const auto& o = shaped(need(l, layout().attention_output), D, H * d);
         auto lw = empty_layer(l);
         const std::size_t group = H / K;
         for (auto& h : lw.heads) {
@@ -342,7 +353,7 @@ private:
             h.w_v = block(*v.weight, v.first + h.kv_head * d, d, 0, D), h.b_v = part(v.bias, v.first + h.kv_head * d, d);
         }
         lw.b_o = optional_vector(l, "self_attn.o_proj.bias", D);
-        lw.norm = norm(l, "input_layernorm.weight", nullptr);
+        lw.norm = norm(l, layout().attention_norm, layout().attention_norm_bias);
         return lw;
     }
 

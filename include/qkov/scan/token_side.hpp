@@ -28,10 +28,11 @@ inline std::size_t sample_stride(std::size_t V, std::size_t limit) { return V <=
 inline token_side read_token_side(const model::attention_model& m, std::size_t sample_limit, std::size_t block_rows = 4096)
 {
     token_side out;
-    if (m.embedding_status() != "present") return out;
+    using presence = model::attention_model::presence;
+    if (m.embedding_presence() != presence::present) return out;
     const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
-    const bool tied = m.unembedding_status() == "tied to the embedding";
-    const bool has_unembedding = tied || m.unembedding_status() == "present";
+    const bool tied = m.unembedding_presence() == presence::tied;
+    const bool has_unembedding = tied || m.unembedding_presence() == presence::present;
     const std::size_t stride = sample_stride(V, sample_limit);
     out.vocabulary = V;
     out.sample = xt::empty<double>({V == 0 ? 0 : (V + stride - 1) / stride, D});
