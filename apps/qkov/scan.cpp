@@ -153,7 +153,8 @@ subcommand add_scan(CLI::App& app)
                         "scan it instead of PATH; its facts check claims R7, R12 and T3")
         ->excludes(command->get_option("PATH"));
     command->add_option("--json", options->json, "Write every metric as JSON to this file");
-    command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
+    command->add_option("--layers", options->layers, "Scan layers A-B (0-based, inclusive): their heads and every composition pair whose later head is in them (earlier layers are read for "
+                        "what they write), so disjoint ranges shard a scan; qkov merge-scans joins the shards");
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     add_threads_option(command, options->threads);

@@ -31,11 +31,40 @@ namespace qkov::scan {
 /// One layer's side of the composition products: about 4 D x D doubles, what is kept per layer.
 struct layer_composition_factors {
     std::size_t layer = 0, heads = 0, d = 0;
-    matrix reads;              ///< 3Hd x D: per mode (Q, K, raw W_v) the heads' d x D blocks
+    matrix reads;              ///< 3Hd x D: per mode (Q, K, raw W_v) the heads' d x D blocks; empty once only written to
     matrix writes;             ///< D x Hd: the heads' W_o side by side
     std::vector<matrix> r_v, r_o;          ///< per head, R of W_v^T and of W_o (d x d)
     std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
 };
+
+/// D x Hd: the heads' W_o side by side, what a layer writes into the residual stream.
+inline matrix written_by(const std::vector<model::head_weights>& heads)
+{
+    const std::size_t H = heads.size(), d = heads[0].w_o.shape()[1], D = heads[0].w_o.shape()[0];
+    matrix writes = xt::empty<double>({D, H * d});
+    for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < D; ++i)
+            for (std::size_t j = 0; j < d; ++j) writes(i, h * d + j) = heads[h].w_o(i, j);
+    return writes;
+}
+
+/// A layer's side as the earlier layer of a pair only, without measuring its heads: what a scan of
+/// layers A..B reads of the layers before A (scan_model.hpp). ||OV||_F is the norm of the same
+/// d x d core R_o R_v^T that measure_head's OV spectrum takes it from, and the Rs come from the
+/// same geqrf, so a shard's scores equal the whole scan's to the bit.
+inline layer_composition_factors written_factors(const std::vector<model::head_weights>& heads)
+{
+    layer_composition_factors f;
+    if (heads.empty()) return f;
+    f.layer = heads[0].layer, f.heads = heads.size(), f.d = heads[0].w_q.shape()[0];
+    for (const auto& h : heads) {
+        require_finite(h.w_v, h, "W_v"), require_finite(h.w_o, h, "W_o");
+        f.r_v.push_back(r_factor_transpose(h.w_v));
+        f.ov_norm.push_back(frobenius(multiply(r_factor(h.w_o), f.r_v.back(), false, true)));
+    }
+    f.writes = written_by(heads);
+    return f;
+}
 
 inline layer_composition_factors composition_factors(const std::vector<model::head_weights>& heads, const std::vector<head_factors>& factors,
                                                      const std::vector<head_metrics>& metrics)
@@ -45,7 +74,7 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
     const std::size_t H = heads.size(), d = heads[0].w_q.shape()[0], D = heads[0].w_q.shape()[1];
     f.layer = heads[0].layer, f.heads = H, f.d = d;
     f.reads = xt::empty<double>({3 * H * d, D});
-    f.writes = xt::empty<double>({D, H * d});
+    f.writes = written_by(heads);
     for (std::size_t h = 0; h < H; ++h) {
         // Each mode's d x D block is d contiguous rows of `reads`: the products land there directly.
         const auto rows = [&](std::size_t mode) { return f.reads.data() + (mode * H + h) * d * D; };
@@ -53,8 +82,6 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
         into(factors[h].k.r, heads[h].w_q, rows(0));
         into(factors[h].q.r, heads[h].w_k, rows(1));
         std::copy(heads[h].w_v.begin(), heads[h].w_v.end(), rows(2));
-        for (std::size_t i = 0; i < D; ++i)
-            for (std::size_t j = 0; j < d; ++j) f.writes(i, h * d + j) = heads[h].w_o(i, j);
         f.r_v.push_back(factors[h].v.r);
         f.r_o.push_back(factors[h].o.r);
         f.qk_norm.push_back(metrics[h].qk.frobenius);

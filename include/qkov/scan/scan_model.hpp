@@ -1,7 +1,10 @@
 // A model scanned from its weights, layer by layer: per-head metrics (head_metrics.hpp), copying
 // scores (copying_score.hpp) and composition scores (composition.hpp).
 //
-// Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per scanned layer
+// Layers A..B (scan_options): their heads, and the composition pairs whose later head is among
+// them, the earlier one anywhere before it; the layers before A are read for their W_o and W_v.
+//
+// Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per layer up to B
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
 // circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
 // W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
@@ -29,6 +32,7 @@
 namespace qkov::scan {
 
 struct scan_options {
+    /// The layers whose heads are scanned, with every pair whose later head is among them.
     std::size_t first_layer = 0;
     std::optional<std::size_t> last_layer;  ///< inclusive; the model's last layer when unset
     /// Called after each layer with the layer and its metrics (the CLI prints a progress line).
@@ -195,7 +199,11 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
+    // The pairs whose later head is in first..last: the layers before `first` are read only for
+    // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
+    // repeated (scan_merge.hpp joins them).
     std::vector<layer_composition_factors> earlier;
+    for (std::size_t l = 0; l < options.first_layer; ++l) earlier.push_back(written_factors(m.layer(l).heads));
     for (std::size_t l = options.first_layer; l <= last; ++l) {
         const auto lw = m.layer(l);
         std::vector<head_factors> factors;
