@@ -207,8 +207,9 @@ BOOST_AUTO_TEST_CASE(layer_range)
     scan_options o;
     o.first_layer = 1;
     std::vector<std::size_t> seen;
-    o.on_layer = [&](std::size_t l, const std::vector<head_metrics>& m) {
+    o.on_layer = [&](std::size_t l, const std::vector<head_metrics>& m, const layer_timing& t) {
         seen.push_back(l);
+        BOOST_TEST(t.layer == l);
         BOOST_TEST(m.size() == H);
     };
     const auto r = scan_model(model, o);
@@ -489,4 +490,22 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(error_of([&] { read_scan_shard(directory / "absent.json"); }), "absent.json: no such file");
     check(error_of([&] { read_scan_shard(directory); }), "scan-tests-merge-files: not a regular file");
     check(error_of([&] { read_scan_shard(directory / "not.json"); }), "not.json: not valid JSON");
+}
+
+BOOST_AUTO_TEST_CASE(time_left_grows_with_the_layer_pairs)
+{
+    // Heads 1 s per layer, composition 0.5 s per layer pair: layer l took 1 + 0.5 l seconds.
+    scan_time_estimate e(0, 7);
+    BOOST_TEST(!e.seconds_left().has_value());  // nothing timed yet
+    e.record({0, 1.0, 0.0});
+    BOOST_TEST(!e.seconds_left().has_value());  // layer 0 has no pairs: their cost is unknown
+    for (std::size_t l = 1; l < 4; ++l) e.record({l, 1.0, 0.5 * static_cast<double>(l)});
+    // Layers 4..7 left: 4 s of heads and 0.5 s x (4 + 5 + 6 + 7) pairs, not 4 x the mean layer's 1.75 s.
+    BOOST_TEST(*e.seconds_left() == 4.0 + 0.5 * 22, boost::test_tools::tolerance(1e-12));
+    for (std::size_t l = 4; l < 8; ++l) e.record({l, 1.0, 0.5 * static_cast<double>(l)});
+    BOOST_TEST(*e.seconds_left() == 0.0);
+    // A shard of layers 6-7 of a deeper model: its first layer already has pairs (with layers 0-5).
+    scan_time_estimate shard(6, 7);
+    shard.record({6, 1.0, 3.0});
+    BOOST_TEST(*shard.seconds_left() == 1.0 + 0.5 * 7, boost::test_tools::tolerance(1e-12));
 }

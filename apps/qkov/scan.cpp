@@ -1,6 +1,9 @@
 #include "scan.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -22,6 +25,7 @@
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
@@ -46,6 +50,15 @@ void parse_layers(const std::string& text, scan::scan_options& o)
     if (*o.last_layer < o.first_layer) throw bad();
 }
 
+/// "45 s", "12 min 5 s", "3 h 20 min": a wait a person reads at a glance.
+std::string duration_text(double seconds)
+{
+    const auto s = static_cast<long long>(std::llround(std::max(0.0, seconds)));
+    if (s < 60) return std::to_string(s) + " s";
+    if (s < 3600) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
+    return std::to_string(s / 3600) + " h " + std::to_string(s % 3600 / 60) + " min";
+}
+
 } // namespace
 
 int scan(const scan_cli_options& o)
@@ -68,17 +81,28 @@ int scan(const scan_cli_options& o)
         std::cerr << "qkov scan: note: the model's context of " << c.max_positions << " positions is scanned up to " << scan::largest_default_context
                   << " (--context's limit)\n";
     const auto start = std::chrono::steady_clock::now();
-    options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads) {
+    // A person waiting at a terminal also gets the time left; a log (not a terminal) keeps the
+    // lines it always had, so scripts that read them see no change.
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    scan::scan_time_estimate estimate(options.first_layer, options.last_layer.value_or(c.layers == 0 ? 0 : c.layers - 1));
+    if (!o.quiet) options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads, const scan::layer_timing& timing) {
         double worst = 0, top_cond = 0;
         for (const auto& h : heads) {
             worst = std::max({worst, h.qk.residual, h.ov.residual});
             top_cond = std::max({top_cond, h.q.condition.value_or(0.0), h.k.condition.value_or(0.0)});
         }
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
+        estimate.record(timing);
+        std::string left;
+        if (terminal) {
+            const auto seconds = estimate.seconds_left();
+            left = seconds ? ", about " + duration_text(*seconds) + " left" : ", time left known after the next layer";
+        }
         std::cerr << "qkov scan: layer " << l << " of " << c.layers << ": " << heads.size() << " heads, max cond " << std::setprecision(4) << top_cond
-                  << ", max residual " << worst << " (" << std::fixed << std::setprecision(1) << t.count() << " s)" << std::defaultfloat << "\n";
+                  << ", max residual " << worst << " (" << std::fixed << std::setprecision(1) << t.count() << " s" << left << ")" << std::defaultfloat << "\n";
     };
-    std::cerr << "qkov scan: " << path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
+    if (!o.quiet)
+        std::cerr << "qkov scan: " << path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
               << (model.embedding_status() == "present" && model.unembedding_status() != "absent" ? ", copying scores from W_E^T W_U"
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
@@ -158,6 +182,7 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     add_threads_option(command, options->threads);
+    command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));
     return {command, [options] { return scan(*options); }};

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/scan/mean_field.hpp"
 #include "qkov/scan/proxy_pass.hpp"
+#include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/token_copying.hpp"
 #include "qkov/scan/token_side.hpp"
 #include "qkov/forward/norms.hpp"
@@ -35,8 +37,9 @@ struct scan_options {
     /// The layers whose heads are scanned, with every pair whose later head is among them.
     std::size_t first_layer = 0;
     std::optional<std::size_t> last_layer;  ///< inclusive; the model's last layer when unset
-    /// Called after each layer with the layer and its metrics (the CLI prints a progress line).
-    std::function<void(std::size_t layer, const std::vector<head_metrics>&)> on_layer;
+    /// Called after each layer with its metrics and what it took (the CLI prints a progress line
+    /// with the time left, scan_progress.hpp).
+    std::function<void(std::size_t layer, const std::vector<head_metrics>&, const layer_timing&)> on_layer;
     label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
     bool certify = true;            ///< certify the offset profile of positional RoPE heads
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
@@ -204,7 +207,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // repeated (scan_merge.hpp joins them).
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = 0; l < options.first_layer; ++l) earlier.push_back(written_factors(m.layer(l).heads));
+    using clock = std::chrono::steady_clock;
+    const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     for (std::size_t l = options.first_layer; l <= last; ++l) {
+        const auto layer_start = clock::now();
         const auto lw = m.layer(l);
         std::vector<head_factors> factors;
         std::vector<head_metrics> metrics;
@@ -227,10 +233,13 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             label_head_from_evidence(h, lw, m.config(), evidence, options, metrics.back());
         }
         auto mine = composition_factors(lw.heads, factors, metrics);
+        layer_timing timing{l, seconds_since(layer_start), 0.0};
+        const auto composition_start = clock::now();
         for (const auto& e : earlier) compose(e, mine, result.composition);
+        timing.composition_seconds = seconds_since(composition_start);
         mine.reads = matrix();  // later layers need only what this one writes
         earlier.push_back(std::move(mine));
-        if (options.on_layer) options.on_layer(l, metrics);
+        if (options.on_layer) options.on_layer(l, metrics, timing);
         result.heads.insert(result.heads.end(), metrics.begin(), metrics.end());
     }
     return result;
