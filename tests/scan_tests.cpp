@@ -17,6 +17,8 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "qkov/model/open_model.hpp"
+#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/scan_merge.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "error_text.hpp"
@@ -508,4 +510,30 @@ BOOST_AUTO_TEST_CASE(time_left_grows_with_the_layer_pairs)
     scan_time_estimate shard(6, 7);
     shard.record({6, 1.0, 3.0});
     BOOST_TEST(*shard.seconds_left() == 1.0 + 0.5 * 7, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
+{
+    // The scan's parallel work is blocks fixed by the model (heads, composition sources, the token
+    // circuit's columns) with BLAS on each block's thread: the document must be the same to the bit
+    // for any worker count, and whatever OpenBLAS's own count (3 BLAS threads changed T3's last bits
+    // when the composition product was one BLAS call). 3 workers do not divide 4 heads evenly.
+    const auto saved_blas = qkov::numeric::blas_threads();
+    std::vector<fs::path> models{write_gpt2("planted-threads", planted_tensors())};
+    for (const char* name : {"fixtures/models/gpt2", "fixtures/models/llama", "real_models/llama2c-stories260K/hf"})
+        if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) models.push_back(dir);
+    for (const auto& dir : models) {
+        const auto m = qkov::model::open_model(dir);
+        std::optional<nlohmann::json> one;
+        for (const auto& [workers, blas] : std::vector<std::pair<std::size_t, int>>{{1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}}) {
+            qkov::numeric::set_worker_count(workers);
+            qkov::numeric::set_blas_threads(blas);
+            const auto document = scan_json(m, 0, std::nullopt);
+            if (!one) one = document;
+            else BOOST_TEST((document == *one), dir << ": " << workers << " workers, " << blas << " BLAS threads against 1, 1: "
+                                                    << nlohmann::json::diff(*one, document).dump().substr(0, 600));
+        }
+    }
+    qkov::numeric::set_worker_count(0);
+    if (saved_blas) qkov::numeric::set_blas_threads(*saved_blas);
 }

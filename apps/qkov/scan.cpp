@@ -18,7 +18,7 @@
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
-#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_markdown.hpp"
@@ -106,7 +106,7 @@ int scan(const scan_cli_options& o)
               << (model.embedding_status() == "present" && model.unembedding_status() != "absent" ? ", copying scores from W_E^T W_U"
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
-              << (numeric::blas_threads() ? "; BLAS threads " + std::to_string(*numeric::blas_threads()) : std::string()) << "\n";
+              << "; " << numeric::worker_count() << " threads, BLAS on each\n";
     const auto r = scan::scan_model(model, options);
 
     std::size_t rank_deficient = 0, fallbacks = 0;

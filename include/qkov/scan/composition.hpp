@@ -11,10 +11,10 @@
 // Claim T3: the singular values of W_v2 W_o1 (d x d) give the dimension and strength of what
 // head 2 reads of what head 1 writes.
 //
-// One layer pair is one BLAS product: the later layer's 3Hd x D stack [R_k W_q; R_q W_k; W_v]
-// times the earlier layer's D x Hd row of W_o; its d x d blocks times R_v1^T (one product per
-// source head) are the Q and K cores, and the W_v W_o blocks are T3's matrices, which R_o2 and
-// R_v1^T turn into the V cores.
+// One layer pair is one product: the later layer's 3Hd x D stack [R_k W_q; R_q W_k; W_v] times
+// the earlier layer's D x Hd row of W_o, made a source head's d columns at a time; its d x d
+// blocks times R_v1^T are the Q and K cores, and the W_v W_o blocks are T3's matrices, which R_o2
+// and R_v1^T turn into the V cores.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/checked_svd.hpp"
 #include "qkov/scan/head_metrics.hpp"
 
@@ -105,31 +106,35 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
     if (earlier.layer >= later.layer) throw std::invalid_argument("qkov: composition runs from an earlier layer to a later one");
     if (earlier.d != later.d || earlier.writes.shape()[0] != later.reads.shape()[1])
         throw std::invalid_argument("qkov: composition between layers of different widths");
-    const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads;
-    const matrix products = multiply(later.reads, earlier.writes);  // 3 Ht d x Hs d
-    // Source s owns columns s d .. (s + 1) d of `products`; its d x d blocks are read in place
-    // (leading dimension Hs d), without copying the column out or indexing through views: 9,504
-    // pairs for GPT-2 small.
-    const std::size_t ld = Hs * d;
+    const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads, D = later.reads.shape()[1];
     const auto norm = [&](const double* b) { return frobenius(std::span<const double>(b, d * d)); };
-    square_singular_values t3(d);
-    matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d});
-    for (std::size_t s = 0; s < Hs; ++s) {
-        // Every block times R_v1^T, into contiguous d x d blocks.
-        multiply_into(3 * Ht * d, d, d, products.data() + s * d, ld, false, earlier.r_v[s].data(), d, true, cores.data(), d);
+    // The sources are independent: one block each on the --threads workers (parallel_blocks.hpp),
+    // BLAS on each worker's own thread. A source's block makes its own d columns of the layer
+    // pair's product, so the product's split, and with it every bit of the result, is the same
+    // for any thread count (OpenBLAS's own threads split a product by their number, and 3 of them
+    // changed T3's last bits against 1); and only 3 Ht d x d of it is held per worker, not the
+    // whole 3 Ht d x Hs d. Each block writes its own Ht pairs, in the order a loop would.
+    const std::size_t base = out.size();
+    out.resize(base + Hs * Ht);
+    numeric::for_each_block(Hs, [&](std::size_t s) {
+        matrix products = xt::empty<double>({3 * Ht * d, d});  // later.reads times source s's W_o
+        multiply_into(3 * Ht * d, d, D, later.reads.data(), D, false, earlier.writes.data() + s * d, Hs * d, false, products.data(), d);
+        matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d});
+        // Every d x d block times R_v1^T, into contiguous d x d blocks.
+        multiply_into(3 * Ht * d, d, d, products.data(), d, false, earlier.r_v[s].data(), d, true, cores.data(), d);
         const auto core = [&](std::size_t mode, std::size_t t) { return cores.data() + (mode * Ht + t) * d * d; };
+        square_singular_values t3(d);
         for (std::size_t t = 0; t < Ht; ++t) {
-            composition_score c;
+            composition_score& c = out[base + s * Ht + t];
             c.source_layer = earlier.layer, c.source_head = s, c.target_layer = later.layer, c.target_head = t;
             const double ov_s = earlier.ov_norm[s];
             c.q = ratio(norm(core(0, t)), ov_s, later.qk_norm[t]);
             c.k = ratio(norm(core(1, t)), ov_s, later.qk_norm[t]);
             multiply_into(d, d, d, later.r_o[t].data(), d, false, core(2, t), d, false, v_core.data(), d);
             c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
-            c.t3_singular_values = t3(products.data() + (2 * Ht + t) * d * ld + s * d, ld);
-            out.push_back(std::move(c));
+            c.t3_singular_values = t3(products.data() + (2 * Ht + t) * d * d, d);
         }
-    }
+    });
 }
 
 /// The `count` strongest targets of one source head under one score (q, k or v), strongest first.

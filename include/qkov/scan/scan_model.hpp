@@ -13,12 +13,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "qkov/model/attention_model.hpp"
+#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
@@ -182,6 +185,11 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     if (options.first_layer > last || last >= layers)
         throw std::invalid_argument("qkov: layers " + std::to_string(options.first_layer) + "-" + std::to_string(last) + " are not within 0-" +
                                     std::to_string(layers - 1));
+    // Every BLAS call of the scan runs on one thread; the threads are the run-time layer's blocks
+    // (heads, composition sources, the token circuit's columns), whose split is fixed by the
+    // model, not by the thread count: so the document is the same to the bit for any --threads.
+    // (OpenBLAS's own threads split a product by their number: 3 of them changed T3's last bits.)
+    const numeric::single_threaded_blas blas_on_one_thread;
     scan_result result;
     auto [tokens, sample, vocabulary] = read_token_side(m, options.token_sample);
     if (sample.size() != 0) result.tokens_sampled = sample.shape()[0], result.vocabulary = vocabulary;
@@ -212,8 +220,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     for (std::size_t l = options.first_layer; l <= last; ++l) {
         const auto layer_start = clock::now();
         const auto lw = m.layer(l);
-        std::vector<head_factors> factors;
-        std::vector<head_metrics> metrics;
+        const std::size_t H = lw.heads.size();
+        std::vector<head_factors> factors(H);
+        std::vector<head_metrics> metrics(H);
         matrix normed, normed_positions;
         vector constant;
         if (sample.size() != 0) {
@@ -221,17 +230,28 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             constant = xt::mean(normed, {0});
         }
         if (positions.size() != 0) normed_positions = through_norm(lw.norm, positions);
-        for (const auto& h : lw.heads) {
-            factors.push_back(factor_head(h));
-            metrics.push_back(measure_head(h, factors.back()));
-            if (tokens) {  // nullopt also when the head's eigenvalues all vanish
-                const auto scores = copying_scores(h, *tokens);
-                metrics.back().copying_score = scores.plain;
-                metrics.back().centred_copying_score = scores.centred;
+        // The heads are independent: one block each, on --threads workers with BLAS on each
+        // worker's own thread (parallel_blocks.hpp), so a head's numbers do not depend on the
+        // thread count. A failure is kept per head and the first head's rethrown, as in order.
+        std::vector<std::exception_ptr> failures(H);
+        numeric::for_each_block(H, [&](std::size_t i) {
+            try {
+                const auto& h = lw.heads[i];
+                factors[i] = factor_head(h);
+                metrics[i] = measure_head(h, factors[i]);
+                if (tokens) {  // nullopt also when the head's eigenvalues all vanish
+                    const auto scores = copying_scores(h, *tokens);
+                    metrics[i].copying_score = scores.plain;
+                    metrics[i].centred_copying_score = scores.centred;
+                }
+                describe_head(h, factors[i], m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics[i]);
+                label_head_from_evidence(h, lw, m.config(), evidence, options, metrics[i]);
+            } catch (...) {
+                failures[i] = std::current_exception();
             }
-            describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
-            label_head_from_evidence(h, lw, m.config(), evidence, options, metrics.back());
-        }
+        });
+        for (const auto& f : failures)
+            if (f) std::rethrow_exception(f);
         auto mine = composition_factors(lw.heads, factors, metrics);
         layer_timing timing{l, seconds_since(layer_start), 0.0};
         const auto composition_start = clock::now();
