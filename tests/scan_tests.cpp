@@ -7,7 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "qkov/model/open_model.hpp"
+#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
+#include "qkov/scan/scan_merge.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
@@ -90,7 +95,7 @@ std::map<std::string, float_tensor> planted_tensors()
     return t;
 }
 
-const head_metrics& find_head(const scan_result& r, std::size_t layer, std::size_t head)
+const head_metrics& head_at(const scan_result& r, std::size_t layer, std::size_t head)
 {
     for (const auto& h : r.heads)
         if (h.layer == layer && h.head == head) return h;
@@ -123,7 +128,7 @@ BOOST_AUTO_TEST_CASE(planted_head_metrics)
     BOOST_TEST_REQUIRE(r.heads.size() == L * H);
     BOOST_TEST(r.copying_available);
 
-    const auto& a = find_head(r, 0, 0);
+    const auto& a = head_at(r, 0, 0);
     BOOST_TEST(a.q.rank == 2u);
     BOOST_TEST(a.k.rank == 2u);
     BOOST_TEST_REQUIRE(a.q.condition.has_value());
@@ -139,7 +144,7 @@ BOOST_AUTO_TEST_CASE(planted_head_metrics)
     BOOST_TEST(a.ov.residual < 1e-14);
     BOOST_TEST(a.qk.driver == "gesdd");
 
-    const auto& b = find_head(r, 0, 1);
+    const auto& b = head_at(r, 0, 1);
     BOOST_TEST(b.q.rank == 1u);  // the second row of W_q is zero
     BOOST_TEST(!b.q.condition.has_value());
     BOOST_TEST(b.k.rank == 2u);
@@ -149,17 +154,17 @@ BOOST_AUTO_TEST_CASE(planted_head_metrics)
     BOOST_TEST_REQUIRE(b.copying_score.has_value());
     BOOST_TEST(std::abs(*b.copying_score) < 1e-12);  // eigenvalues 1 and -1
 
-    const auto& c = find_head(r, 1, 0);
+    const auto& c = head_at(r, 1, 0);
     check_values(c.qk.singular_values, {1, 1});
     BOOST_TEST(std::abs(c.ov_identity_distance - std::sqrt(10.0)) < 1e-12);  // trace 0: 2 + 8
     BOOST_TEST(!c.copying_score.has_value());  // W_v W_o = 0: no eigenvalue to score
 
-    const auto& e = find_head(r, 1, 1);
+    const auto& e = head_at(r, 1, 1);
     BOOST_TEST(std::abs(e.ov_identity_distance - std::sqrt(8.0)) < 1e-12);  // ||OV||^2 = 2, trace 1: 2 - 2 + 8
     BOOST_TEST_REQUIRE(e.copying_score.has_value());
     BOOST_TEST(std::abs(*e.copying_score - 1.0) < 1e-12);  // eigenvalues 0 and 1
 
-    const auto& zero = find_head(r, 1, 3);
+    const auto& zero = head_at(r, 1, 3);
     BOOST_TEST(zero.q.rank == 0u);
     BOOST_TEST(!zero.q.condition.has_value());
     check_values(zero.qk.singular_values, {0, 0});
@@ -204,13 +209,16 @@ BOOST_AUTO_TEST_CASE(layer_range)
     scan_options o;
     o.first_layer = 1;
     std::vector<std::size_t> seen;
-    o.on_layer = [&](std::size_t l, const std::vector<head_metrics>& m) {
+    o.on_layer = [&](std::size_t l, const std::vector<head_metrics>& m, const layer_timing& t) {
         seen.push_back(l);
+        BOOST_TEST(t.layer == l);
         BOOST_TEST(m.size() == H);
     };
     const auto r = scan_model(model, o);
     BOOST_TEST(r.heads.size() == H);
-    BOOST_TEST(r.composition.empty());
+    // Every pair whose later head is in layer 1: layer 0 is read for what its heads write.
+    BOOST_TEST(r.composition.size() == H * H);
+    for (const auto& c : r.composition) BOOST_TEST((c.source_layer == 0 && c.target_layer == 1));
     BOOST_TEST(seen == std::vector<std::size_t>{1});
     o.first_layer = 0, o.last_layer = 2;
     const auto message = error_of([&] { scan_model(model, o); });
@@ -319,7 +327,7 @@ BOOST_AUTO_TEST_CASE(fixtures_match_reference)
             const auto r = scan_model(qkov::model::open_model(qkov::test::shared_dir() / "fixtures/models" / name));
             BOOST_TEST_REQUIRE(r.heads.size() == m["heads"].size());
             for (const auto& e : m["heads"]) {
-                const auto& h = find_head(r, e["layer"], e["head"]);
+                const auto& h = head_at(r, e["layer"], e["head"]);
                 BOOST_TEST(h.kv_head == e["kv_head"].get<std::size_t>());
                 BOOST_TEST(h.q.rank == e["rank_q"].get<std::size_t>());
                 BOOST_TEST(h.k.rank == e["rank_k"].get<std::size_t>());
@@ -401,4 +409,131 @@ BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
         BOOST_TEST(std::abs(a.q - b.q) + std::abs(a.k - b.k) + std::abs(a.v - b.v) < 1e-12);
         BOOST_TEST(same(a.t3_singular_values, b.t3_singular_values));
     }
+}
+
+namespace {
+
+/// The document of a scan of layers first..last (the model's last when unset), through its text
+/// as a file holds it.
+nlohmann::json scan_json(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last)
+{
+    scan_options o;
+    o.first_layer = first, o.last_layer = last;
+    const auto r = scan_model(m, o);
+    const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"path", "model"}};
+    return nlohmann::json::parse(scan_document(r, model_facts(r), summary, first, last.value_or(m.config().layers - 1)).dump(1));
+}
+
+/// Scans `m` whole and in shards of the given ranges (handed to the merge last first), and requires
+/// the merge to equal the whole scan, every field: nothing is excluded, as the merged document
+/// records the whole range 0..L-1 the whole scan records.
+void check_shards_merge_to_whole(const fs::path& dir, const std::vector<std::pair<std::size_t, std::size_t>>& ranges)
+{
+    const auto m = qkov::model::open_model(dir);
+    const auto whole = scan_json(m, 0, std::nullopt);
+    std::vector<scan_shard> shards;
+    std::size_t pairs = 0;
+    for (const auto& [first, last] : ranges) {
+        shards.insert(shards.begin(), scan_shard{"layers " + std::to_string(first) + "-" + std::to_string(last), scan_json(m, first, last)});
+        pairs += shards.front().document["composition"].size();
+    }
+    BOOST_TEST(pairs == whole["composition"].size(), dir);
+    BOOST_TEST(!whole["facts"].empty());
+    const auto merged = merge_scans(shards);
+    BOOST_TEST((merged == whole), dir << ": the merge differs from the whole scan: " << nlohmann::json::diff(whole, merged).dump().substr(0, 600));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(sharded_scan_merges_to_the_whole)
+{
+    check_shards_merge_to_whole(write_gpt2("planted-shards", planted_tensors()), {{0, 0}, {1, 1}});
+    // The fixtures: learned positions (gpt2), partial rotary (gpt_neox), GQA with RoPE (llama, whose B4 fact the merge states again).
+    for (const char* name : {"gpt2", "gpt_neox", "llama"})
+        if (const auto dir = qkov::test::shared_dir_or_skip(std::string("fixtures/models/") + name); !dir.empty()) check_shards_merge_to_whole(dir, {{0, 0}, {1, 1}});
+    // Five layers in three shards: the last reads layers 0-2 only for what they write.
+    if (const auto dir = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K/hf"); !dir.empty())
+        check_shards_merge_to_whole(dir, {{0, 1}, {2, 2}, {3, 4}});
+}
+
+BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
+{
+    const auto m = qkov::model::open_model(write_gpt2("planted-merge-errors", planted_tensors()));
+    const scan_shard a{"a.json", scan_json(m, 0, 0)}, b{"b.json", scan_json(m, 1, 1)}, whole{"whole.json", scan_json(m, 0, std::nullopt)};
+    const auto merge_error = [&](std::vector<scan_shard> shards) { return error_of([&] { merge_scans(shards); }); };
+    const auto edited = [](scan_shard s, const std::function<void(nlohmann::json&)>& edit) {
+        edit(s.document);
+        return s;
+    };
+    const auto check = [](const std::string& message, const std::string& expected) {
+        BOOST_TEST(qkov::test::contains(message, expected), message << "\n  expected: " << expected);
+    };
+    BOOST_TEST(merge_error({a, b}) == "(no error)");
+    check(merge_error({}), "qkov: no scans to merge");
+    check(merge_error({a, edited(b, [](auto& j) { j["schema"] = "qkov.detect/1"; })}), "b.json: expected a document of schema qkov.scan/2");
+    check(merge_error({a, edited(b, [](auto& j) { j["model"]["path"] = "other"; })}),
+          "b.json and a.json are scans of different models: model/path is \"model\" in a.json, \"other\" in b.json");
+    check(merge_error({a, edited(b, [](auto& j) { j["thresholds"]["context"] = 99; })}),
+          "b.json and a.json were scanned with different thresholds or options: thresholds/context is 16 in a.json, 99 in b.json");
+    check(merge_error({a, whole}), "a.json (layer 0) and whole.json (layers 0-1) overlap at layer 0: each layer must be in exactly one shard");
+    check(merge_error({a}), "no shard holds layer 1 of the model's layers 0-1");
+    check(merge_error({b}), "no shard holds layer 0 of the model's layers 0-1");
+    check(merge_error({a, edited(b, [](auto& j) { j["scanned_layers"] = {1, 2}; })}), "b.json holds layers 1-2, beyond the model's layers 0-1");
+    check(merge_error({a, edited(b, [](auto& j) { j["scanned_layers"] = {1, 0}; })}), "b.json: scanned_layers [1,0] run backwards");
+    check(merge_error({edited(a, [](auto& j) { j["heads"][0]["layer"] = 1; }), b}), "a.json: heads[0] is head 1.0, outside its layers 0-0");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"][0]["target"] = {0, 2}; })}),
+          "b.json: composition[0]'s target 0.2 is outside its layers 1-1 (a pair belongs to the shard of its later head)");
+    check(merge_error({edited(a, [](auto& j) { j["facts"].push_back({{"claim", "R7"}}); }), b}), "a.json states claim R7, which only a scan of the whole seed-head model checks");
+    check(merge_error({edited(a, [](auto& j) { j["heads"][1]["cond_q"] = "x"; }), b}), "a.json: heads[1].cond_q is not a number");
+
+    const auto directory = fs::temp_directory_path() / "scan-tests-merge-files";
+    fs::create_directories(directory);
+    std::ofstream(directory / "not.json") << "{ not json";
+    check(error_of([&] { read_scan_shard(directory / "absent.json"); }), "absent.json: no such file");
+    check(error_of([&] { read_scan_shard(directory); }), "scan-tests-merge-files: not a regular file");
+    check(error_of([&] { read_scan_shard(directory / "not.json"); }), "not.json: not valid JSON");
+}
+
+BOOST_AUTO_TEST_CASE(time_left_grows_with_the_layer_pairs)
+{
+    // Heads 1 s per layer, composition 0.5 s per layer pair: layer l took 1 + 0.5 l seconds.
+    scan_time_estimate e(0, 7);
+    BOOST_TEST(!e.seconds_left().has_value());  // nothing timed yet
+    e.record({0, 1.0, 0.0});
+    BOOST_TEST(!e.seconds_left().has_value());  // layer 0 has no pairs: their cost is unknown
+    for (std::size_t l = 1; l < 4; ++l) e.record({l, 1.0, 0.5 * static_cast<double>(l)});
+    // Layers 4..7 left: 4 s of heads and 0.5 s x (4 + 5 + 6 + 7) pairs, not 4 x the mean layer's 1.75 s.
+    BOOST_TEST(*e.seconds_left() == 4.0 + 0.5 * 22, boost::test_tools::tolerance(1e-12));
+    for (std::size_t l = 4; l < 8; ++l) e.record({l, 1.0, 0.5 * static_cast<double>(l)});
+    BOOST_TEST(*e.seconds_left() == 0.0);
+    // A shard of layers 6-7 of a deeper model: its first layer already has pairs (with layers 0-5).
+    scan_time_estimate shard(6, 7);
+    shard.record({6, 1.0, 3.0});
+    BOOST_TEST(*shard.seconds_left() == 1.0 + 0.5 * 7, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
+{
+    // The scan's parallel work is blocks fixed by the model (heads, composition sources, the token
+    // circuit's columns) with BLAS on each block's thread: the document must be the same to the bit
+    // for any worker count, and whatever OpenBLAS's own count (3 BLAS threads changed T3's last bits
+    // when the composition product was one BLAS call). 3 workers do not divide 4 heads evenly.
+    const auto saved_blas = qkov::numeric::blas_threads();
+    std::vector<fs::path> models{write_gpt2("planted-threads", planted_tensors())};
+    for (const char* name : {"fixtures/models/gpt2", "fixtures/models/llama", "real_models/llama2c-stories260K/hf"})
+        if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) models.push_back(dir);
+    for (const auto& dir : models) {
+        const auto m = qkov::model::open_model(dir);
+        std::optional<nlohmann::json> one;
+        for (const auto& [workers, blas] : std::vector<std::pair<std::size_t, int>>{{1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}}) {
+            qkov::numeric::set_worker_count(workers);
+            qkov::numeric::set_blas_threads(blas);
+            const auto document = scan_json(m, 0, std::nullopt);
+            if (!one) one = document;
+            else BOOST_TEST((document == *one), dir << ": " << workers << " workers, " << blas << " BLAS threads against 1, 1: "
+                                                    << nlohmann::json::diff(*one, document).dump().substr(0, 600));
+        }
+    }
+    qkov::numeric::set_worker_count(0);
+    if (saved_blas) qkov::numeric::set_blas_threads(*saved_blas);
 }

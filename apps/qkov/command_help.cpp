@@ -16,10 +16,13 @@ struct command_examples {
 
 // Each first example runs on a fresh clone: the seed-head model is written by qkov itself, and the
 // real models are found under ../shared only where they have been put.
-constexpr std::array<command_examples, 8> examples{{
+constexpr std::array<command_examples, 9> examples{{
     {"scan",
      {"qkov scan --seed-head-model seed-model --markdown seed.md --figures seed-figures",
       "qkov scan ../shared/real_models/llama2c-stories260K/hf --json scan.json --layers 0-1"}},
+    {"merge-scans",
+     {"qkov merge-scans s0.json s1.json --json whole.json   (after qkov scan seed-model --layers 0 --json s0.json, and --layers 1 --json s1.json)",
+      "qkov merge-scans shards/scan-*.json --json scan.json   (one qkov scan MODEL --layers A-B per cluster task: docs/cluster.md)"}},
     {"detect",
      {"qkov detect seed-model --scan seed.json --markdown detect.md   (after qkov scan --seed-head-model seed-model --json seed.json)",
       "qkov detect ../shared/real_models/llama2c-stories260K/hf --scan scan.json --json detect.json --figures detect-figures"}},

@@ -7,6 +7,7 @@
 //   qkov inspect     a model file's architecture, geometry and attention heads (inspect.cpp).
 //   qkov report      all of the above that makes the report, into one directory (report.cpp).
 //   qkov scan        every head's weight metrics and the composition between heads (scan.cpp).
+//   qkov merge-scans the scans of disjoint layer ranges joined into the whole scan (merge_scans.cpp).
 //   qkov detect      every head's behaviour from the model's forward pass, beside a scan (detect.cpp).
 #include <CLI/CLI.hpp>
 #include <exception>
@@ -22,6 +23,7 @@
 #include "command_help.hpp"
 #include "detect.hpp"
 #include "inspect.hpp"
+#include "merge_scans.hpp"
 #include "report.hpp"
 #include "reproduce.hpp"
 #include "scan.hpp"
@@ -34,7 +36,7 @@ int main(int argc, char** argv)
 
     using qkov::app::subcommand;
     // In the order --help lists them: what most people come for first.
-    const std::vector<subcommand> subcommands{qkov::app::add_scan(app),       qkov::app::add_detect(app),
+    const std::vector<subcommand> subcommands{qkov::app::add_scan(app),       qkov::app::add_merge_scans(app), qkov::app::add_detect(app),
                                               qkov::app::add_inspect(app),    qkov::app::add_audit_rope(app),
                                               qkov::app::add_validate(app),   qkov::app::add_reproduce(app),
                                               qkov::app::add_report(app),     qkov::app::add_claims(app)};

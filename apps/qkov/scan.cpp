@@ -1,6 +1,9 @@
 #include "scan.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -16,13 +19,14 @@
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/layer_memory.hpp"
 #include "qkov/model/open_model.hpp"
-#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_markdown.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
@@ -45,6 +49,15 @@ void parse_layers(const std::string& text, scan::scan_options& o)
     o.first_layer = number(text.substr(0, dash));
     o.last_layer = dash == std::string::npos ? o.first_layer : number(text.substr(dash + 1));
     if (*o.last_layer < o.first_layer) throw bad();
+}
+
+/// "45 s", "12 min 5 s", "3 h 20 min": a wait a person reads at a glance.
+std::string duration_text(double seconds)
+{
+    const auto s = static_cast<long long>(std::llround(std::max(0.0, seconds)));
+    if (s < 60) return std::to_string(s) + " s";
+    if (s < 3600) return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
+    return std::to_string(s / 3600) + " h " + std::to_string(s % 3600 / 60) + " min";
 }
 
 } // namespace
@@ -75,21 +88,32 @@ int scan(const scan_cli_options& o)
         std::cerr << "qkov scan: note: the model's context of " << c.max_positions << " positions is scanned up to " << scan::largest_default_context
                   << " (--context's limit)\n";
     const auto start = std::chrono::steady_clock::now();
-    options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads) {
+    // A person waiting at a terminal also gets the time left; a log (not a terminal) keeps the
+    // lines it always had, so scripts that read them see no change.
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    scan::scan_time_estimate estimate(options.first_layer, options.last_layer.value_or(c.layers == 0 ? 0 : c.layers - 1));
+    if (!o.quiet) options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads, const scan::layer_timing& timing) {
         double worst = 0, top_cond = 0;
         for (const auto& h : heads) {
             worst = std::max({worst, h.qk.residual, h.ov.residual});
             top_cond = std::max({top_cond, h.q.condition.value_or(0.0), h.k.condition.value_or(0.0)});
         }
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
+        estimate.record(timing);
+        std::string left;
+        if (terminal) {
+            const auto seconds = estimate.seconds_left();
+            left = seconds ? ", about " + duration_text(*seconds) + " left" : ", time left known after the next layer";
+        }
         std::cerr << "qkov scan: layer " << l << " of " << c.layers << ": " << heads.size() << " heads, max cond " << std::setprecision(4) << top_cond
-                  << ", max residual " << worst << " (" << std::fixed << std::setprecision(1) << t.count() << " s)" << std::defaultfloat << "\n";
+                  << ", max residual " << worst << " (" << std::fixed << std::setprecision(1) << t.count() << " s" << left << ")" << std::defaultfloat << "\n";
     };
-    std::cerr << "qkov scan: " << path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
+    if (!o.quiet)
+        std::cerr << "qkov scan: " << path << ": " << c.layers << " layers x " << c.heads << " heads, D = " << c.hidden_size << ", d = " << c.head_dim
               << (model.embedding_status() == "present" && model.unembedding_status() != "absent" ? ", copying scores from W_E^T W_U"
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
-              << (numeric::blas_threads() ? "; BLAS threads " + std::to_string(*numeric::blas_threads()) : std::string()) << "\n";
+              << "; " << numeric::worker_count() << " threads, BLAS on each\n";
     const auto r = scan::scan_model(model, options);
 
     std::size_t rank_deficient = 0, fallbacks = 0;
@@ -160,13 +184,15 @@ subcommand add_scan(CLI::App& app)
                         "scan it instead of PATH; its facts check claims R7, R12 and T3")
         ->excludes(command->get_option("PATH"));
     command->add_option("--json", options->json, "Write every metric as JSON to this file");
-    command->add_option("--layers", options->layers, "Scan only layers A-B (0-based, inclusive); composition stays within them");
+    command->add_option("--layers", options->layers, "Scan layers A-B (0-based, inclusive): their heads and every composition pair whose later head is in them (earlier layers are read for "
+                        "what they write), so disjoint ranges shard a scan; qkov merge-scans joins the shards");
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     add_threads_option(command, options->threads);
     command->add_option("--calibrate", options->calibrate,
                         "Where mu_l and the tokens' content come from: 'random' (default: the vocabulary in a seeded random context) or a file of token "
                         "ids, one sequence per line, decimal ids separated by spaces (docs/SCAN-LABELS.md)");
+    command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));
     return {command, [options] { return scan(*options); }};

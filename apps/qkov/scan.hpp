@@ -1,8 +1,9 @@
-// qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--threads N] [--calibrate random|FILE]: every attention head of a model analysed from its
+// qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--threads N] [--quiet] [--calibrate random|FILE]: every attention head of a model analysed from its
 // weights (include/qkov/scan): ranks, conditions, QK/OV spectra, distance of OV from identity,
 // copying scores, and Q/K/V composition between heads of different layers; labels with their
 // evidence (docs/SCAN-LABELS.md) and the facts it states about claims B1, B5, K2 (and R7, R12, T3 on
-// the seed-head model). One progress line per layer on standard error.
+// the seed-head model). One progress line per layer on standard error (with the time left on a
+// terminal; none with --quiet).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@ struct scan_cli_options {
     std::string seed_head_model;  ///< write the seed-head model here and scan it (scan/seed_head_model.hpp)
     std::size_t context = 0;      ///< 0: the model's max_positions (scan_model resolves it)
     std::string calibrate = "random";  ///< "random" (the vocabulary in a seeded random context) or a file of token ids
+    bool quiet = false;           ///< no progress lines
 };
 
 /// Runs one scan as the subcommand does; the exit code is 1 when a stated fact fails.

@@ -5,8 +5,9 @@
 #   (b) a GPT-2-small-shaped file with a tied token embedding (V = 50,257) written by make_model.py
 #       into a temporary directory (about 270 MB; removed at exit), which adds W_E^T W_E and the
 #       copying scores.
-# For each OPENBLAS_NUM_THREADS in THREADS (the same for both programs) and each model, REPS
-# repetitions alternate `qkov scan DIR --json FILE` and `numpy_scan.py FILE.safetensors`; the table
+# For each thread count t in THREADS (OPENBLAS_NUM_THREADS=t for both programs, and qkov's
+# --threads t, its workers for the per-head work and T3) and each model, REPS repetitions alternate
+# `qkov scan DIR --json FILE --threads t` and `numpy_scan.py FILE.safetensors`; the table
 # gives medians of the whole process's wall time and CPU time (user + system: on a busy machine
 # the wall time mostly measures waiting), the peak RSS (/usr/bin/time -f %M), numpy's own time
 # after its imports, and ratio = numpy / qkov (> 1: qkov faster). numpy computes the metrics only
@@ -62,7 +63,7 @@ for t in $threads; do
     : > "$tmp/all"
     for ((r = 0; r < reps; ++r)); do
       echo "threads $t, $label: rep $((r + 1))/$reps" >&2
-      timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" > /dev/null' "$qkov" "$dir" "$tmp/qkov.json"  # exec: time sees qkov itself
+      timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" --threads "$3" > /dev/null' "$qkov" "$dir" "$tmp/qkov.json" "$t"  # exec: time sees qkov itself
       timed_run "$tmp/all" "$tmp/numpy.err" numpy "$python" bench/scan/numpy_scan.py "$file" "$tmp/numpy.json"
       "$python" bench/scan/numpy_scan.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/compare-$label"
     done

@@ -4,6 +4,11 @@
 // handed out one at a time from an atomic counter to std::hardware_concurrency() threads; a thread
 // that finishes early takes the next block, which balances the causal blocks' growing widths.
 // BLAS called inside a block runs on that block's thread alone (blas_threads.hpp).
+//
+// A tool may cap the threads (qkov's --threads: set_worker_count). Blocks started from inside a
+// block run on that block's thread: the workers already occupy the cores, and more threads than
+// cores would only compete for them (the scan runs heads as blocks, and a head's products are
+// run-time layer products that split into blocks of their own).
 #pragma once
 
 #include <algorithm>
@@ -18,22 +23,41 @@
 
 namespace qkov::numeric {
 
-/// Threads used by the layer: the hardware's, at least 1.
-inline std::size_t worker_count()
+namespace detail {
+
+inline std::atomic<std::size_t>& worker_limit()
 {
-    return std::max<std::size_t>(1, std::thread::hardware_concurrency());
+    static std::atomic<std::size_t> limit{0};  // 0: the hardware's threads
+    return limit;
 }
 
+inline thread_local bool inside_block = false;  ///< this thread is running a block of for_each_block
+
+} // namespace detail
+
+/// Threads used by the layer: set_worker_count's, else the hardware's, at least 1.
+inline std::size_t worker_count()
+{
+    const std::size_t limit = detail::worker_limit().load();
+    return limit != 0 ? limit : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+}
+
+/// Caps the threads of every following for_each_block at `threads` (0: the hardware's again).
+inline void set_worker_count(std::size_t threads) { detail::worker_limit() = threads; }
+
 /// Calls work(b) once for every b < blocks, on up to worker_count() threads (the calling thread is
-/// one of them). The first exception thrown by a block is rethrown here after all threads stop.
+/// one of them; it alone inside another block). The first exception thrown by a block is rethrown
+/// here after all threads stop.
 template <class Work>
 void for_each_block(std::size_t blocks, Work&& work)
 {
-    const std::size_t threads = std::min(worker_count(), blocks);
+    const bool nested = detail::inside_block;
+    const std::size_t threads = nested ? 1 : std::min(worker_count(), blocks);
     std::atomic<std::size_t> next{0};
     std::exception_ptr failure;
     std::mutex failure_mutex;
     auto run = [&] {
+        detail::inside_block = true;
         for (std::size_t b; (b = next.fetch_add(1)) < blocks;) {
             try {
                 work(b);
@@ -43,6 +67,7 @@ void for_each_block(std::size_t blocks, Work&& work)
                 next = blocks;  // stop handing out blocks
             }
         }
+        detail::inside_block = nested;
     };
     const single_threaded_blas blas_on_worker_threads;
     std::vector<std::jthread> helpers;

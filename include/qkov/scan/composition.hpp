@@ -11,10 +11,10 @@
 // Claim T3: the singular values of W_v2 W_o1 (d x d) give the dimension and strength of what
 // head 2 reads of what head 1 writes.
 //
-// One layer pair is one BLAS product: the later layer's 3Hd x D stack [R_k W_q; R_q W_k; W_v]
-// times the earlier layer's D x Hd row of W_o; its d x d blocks times R_v1^T (one product per
-// source head) are the Q and K cores, and the W_v W_o blocks are T3's matrices, which R_o2 and
-// R_v1^T turn into the V cores.
+// One layer pair is one product: the later layer's 3Hd x D stack [R_k W_q; R_q W_k; W_v] times
+// the earlier layer's D x Hd row of W_o, made a source head's d columns at a time; its d x d
+// blocks times R_v1^T are the Q and K cores, and the W_v W_o blocks are T3's matrices, which R_o2
+// and R_v1^T turn into the V cores.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/checked_svd.hpp"
 #include "qkov/scan/head_metrics.hpp"
 
@@ -31,11 +32,40 @@ namespace qkov::scan {
 /// One layer's side of the composition products: about 4 D x D doubles, what is kept per layer.
 struct layer_composition_factors {
     std::size_t layer = 0, heads = 0, d = 0;
-    matrix reads;              ///< 3Hd x D: per mode (Q, K, raw W_v) the heads' d x D blocks
+    matrix reads;              ///< 3Hd x D: per mode (Q, K, raw W_v) the heads' d x D blocks; empty once only written to
     matrix writes;             ///< D x Hd: the heads' W_o side by side
     std::vector<matrix> r_v, r_o;          ///< per head, R of W_v^T and of W_o (d x d)
     std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
 };
+
+/// D x Hd: the heads' W_o side by side, what a layer writes into the residual stream.
+inline matrix written_by(const std::vector<model::head_weights>& heads)
+{
+    const std::size_t H = heads.size(), d = heads[0].w_o.shape()[1], D = heads[0].w_o.shape()[0];
+    matrix writes = xt::empty<double>({D, H * d});
+    for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < D; ++i)
+            for (std::size_t j = 0; j < d; ++j) writes(i, h * d + j) = heads[h].w_o(i, j);
+    return writes;
+}
+
+/// A layer's side as the earlier layer of a pair only, without measuring its heads: what a scan of
+/// layers A..B reads of the layers before A (scan_model.hpp). ||OV||_F is the norm of the same
+/// d x d core R_o R_v^T that measure_head's OV spectrum takes it from, and the Rs come from the
+/// same geqrf, so a shard's scores equal the whole scan's to the bit.
+inline layer_composition_factors written_factors(const std::vector<model::head_weights>& heads)
+{
+    layer_composition_factors f;
+    if (heads.empty()) return f;
+    f.layer = heads[0].layer, f.heads = heads.size(), f.d = heads[0].w_q.shape()[0];
+    for (const auto& h : heads) {
+        require_finite(h.w_v, h, "W_v"), require_finite(h.w_o, h, "W_o");
+        f.r_v.push_back(r_factor_transpose(h.w_v));
+        f.ov_norm.push_back(frobenius(multiply(r_factor(h.w_o), f.r_v.back(), false, true)));
+    }
+    f.writes = written_by(heads);
+    return f;
+}
 
 inline layer_composition_factors composition_factors(const std::vector<model::head_weights>& heads, const std::vector<head_factors>& factors,
                                                      const std::vector<head_metrics>& metrics)
@@ -45,7 +75,7 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
     const std::size_t H = heads.size(), d = heads[0].w_q.shape()[0], D = heads[0].w_q.shape()[1];
     f.layer = heads[0].layer, f.heads = H, f.d = d;
     f.reads = xt::empty<double>({3 * H * d, D});
-    f.writes = xt::empty<double>({D, H * d});
+    f.writes = written_by(heads);
     for (std::size_t h = 0; h < H; ++h) {
         // Each mode's d x D block is d contiguous rows of `reads`: the products land there directly.
         const auto rows = [&](std::size_t mode) { return f.reads.data() + (mode * H + h) * d * D; };
@@ -53,8 +83,6 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
         into(factors[h].k.r, heads[h].w_q, rows(0));
         into(factors[h].q.r, heads[h].w_k, rows(1));
         std::copy(heads[h].w_v.begin(), heads[h].w_v.end(), rows(2));
-        for (std::size_t i = 0; i < D; ++i)
-            for (std::size_t j = 0; j < d; ++j) f.writes(i, h * d + j) = heads[h].w_o(i, j);
         f.r_v.push_back(factors[h].v.r);
         f.r_o.push_back(factors[h].o.r);
         f.qk_norm.push_back(metrics[h].qk.frobenius);
@@ -78,31 +106,35 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
     if (earlier.layer >= later.layer) throw std::invalid_argument("qkov: composition runs from an earlier layer to a later one");
     if (earlier.d != later.d || earlier.writes.shape()[0] != later.reads.shape()[1])
         throw std::invalid_argument("qkov: composition between layers of different widths");
-    const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads;
-    const matrix products = multiply(later.reads, earlier.writes);  // 3 Ht d x Hs d
-    // Source s owns columns s d .. (s + 1) d of `products`; its d x d blocks are read in place
-    // (leading dimension Hs d), without copying the column out or indexing through views: 9,504
-    // pairs for GPT-2 small.
-    const std::size_t ld = Hs * d;
+    const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads, D = later.reads.shape()[1];
     const auto norm = [&](const double* b) { return frobenius(std::span<const double>(b, d * d)); };
-    square_singular_values t3(d);
-    matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d});
-    for (std::size_t s = 0; s < Hs; ++s) {
-        // Every block times R_v1^T, into contiguous d x d blocks.
-        multiply_into(3 * Ht * d, d, d, products.data() + s * d, ld, false, earlier.r_v[s].data(), d, true, cores.data(), d);
+    // The sources are independent: one block each on the --threads workers (parallel_blocks.hpp),
+    // BLAS on each worker's own thread. A source's block makes its own d columns of the layer
+    // pair's product, so the product's split, and with it every bit of the result, is the same
+    // for any thread count (OpenBLAS's own threads split a product by their number, and 3 of them
+    // changed T3's last bits against 1); and only 3 Ht d x d of it is held per worker, not the
+    // whole 3 Ht d x Hs d. Each block writes its own Ht pairs, in the order a loop would.
+    const std::size_t base = out.size();
+    out.resize(base + Hs * Ht);
+    numeric::for_each_block(Hs, [&](std::size_t s) {
+        matrix products = xt::empty<double>({3 * Ht * d, d});  // later.reads times source s's W_o
+        multiply_into(3 * Ht * d, d, D, later.reads.data(), D, false, earlier.writes.data() + s * d, Hs * d, false, products.data(), d);
+        matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d});
+        // Every d x d block times R_v1^T, into contiguous d x d blocks.
+        multiply_into(3 * Ht * d, d, d, products.data(), d, false, earlier.r_v[s].data(), d, true, cores.data(), d);
         const auto core = [&](std::size_t mode, std::size_t t) { return cores.data() + (mode * Ht + t) * d * d; };
+        square_singular_values t3(d);
         for (std::size_t t = 0; t < Ht; ++t) {
-            composition_score c;
+            composition_score& c = out[base + s * Ht + t];
             c.source_layer = earlier.layer, c.source_head = s, c.target_layer = later.layer, c.target_head = t;
             const double ov_s = earlier.ov_norm[s];
             c.q = ratio(norm(core(0, t)), ov_s, later.qk_norm[t]);
             c.k = ratio(norm(core(1, t)), ov_s, later.qk_norm[t]);
             multiply_into(d, d, d, later.r_o[t].data(), d, false, core(2, t), d, false, v_core.data(), d);
             c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
-            c.t3_singular_values = t3(products.data() + (2 * Ht + t) * d * ld + s * d, ld);
-            out.push_back(std::move(c));
+            c.t3_singular_values = t3(products.data() + (2 * Ht + t) * d * d, d);
         }
-    }
+    });
 }
 
 /// The `count` strongest targets of one source head under one score (q, k or v), strongest first.

@@ -9,6 +9,7 @@
 // real (the head copies the token it reads), -1 when every one is negative.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <optional>
@@ -18,14 +19,20 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "qkov/model/head_weights.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/head_metrics.hpp"
 
 namespace qkov::scan {
 
+/// Columns of G per block of add_token_rows: fixed, so the blocks, and every bit of G, are the
+/// same whatever the thread count (OpenBLAS's own threads split a product by their number).
+inline constexpr std::size_t token_columns_per_block = 128;
+
 /// g += E^T U for rows of W_E and W_U (the same rows of both): G = W_E^T W_U summed over blocks of
 /// the vocabulary, so no reader has to hold V x D doubles. With `u` null (a tied unembedding,
-/// U = E) BLAS's symmetric rank-k update adds to the upper triangle only, half the FLOPs;
-/// mirror_upper finishes G once every block is in.
+/// U = E) only the upper triangle is added (a product above each diagonal block, BLAS's symmetric
+/// rank-k update on it), half the FLOPs; mirror_upper finishes G once every block is in. The
+/// column blocks run on the --threads workers (parallel_blocks.hpp), BLAS on each one's thread.
 inline void add_token_rows(matrix& g, const matrix& e, const matrix* u)
 {
     const std::size_t D = g.shape()[0];
@@ -33,11 +40,15 @@ inline void add_token_rows(matrix& g, const matrix& e, const matrix* u)
         throw std::invalid_argument("qkov: token rows of the embedding are " + std::to_string(e.shape()[0]) + " x " + std::to_string(e.shape()[1]) +
                                     (u != nullptr ? " and of the unembedding " + std::to_string(u->shape()[0]) + " x " + std::to_string(u->shape()[1]) : std::string()) +
                                     " for a token circuit of width " + std::to_string(D));
-    const std::size_t rows = e.shape()[0];
-    if (u != nullptr) return multiply_into(D, D, rows, e.data(), D, true, u->data(), D, false, g.data(), D, 1.0);
-    using index = xt::blas_index_t;
-    cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, static_cast<index>(D),
-                         static_cast<index>(rows), 1.0, e.data(), static_cast<index>(D), 1.0, g.data(), static_cast<index>(D));
+    const std::size_t rows = e.shape()[0], width = token_columns_per_block;
+    numeric::for_each_block((D + width - 1) / width, [&](std::size_t block) {
+        const std::size_t first = block * width, n = std::min(width, D - first);
+        if (u != nullptr) return multiply_into(D, n, rows, e.data(), D, true, u->data() + first, D, false, g.data() + first, D, 1.0);
+        if (first > 0) multiply_into(first, n, rows, e.data(), D, true, e.data() + first, D, false, g.data() + first, D, 1.0);
+        using index = xt::blas_index_t;
+        cxxblas::syrk<index>(cxxblas::StorageOrder::RowMajor, cxxblas::StorageUpLo::Upper, cxxblas::Transpose::Trans, static_cast<index>(n),
+                             static_cast<index>(rows), 1.0, e.data() + first, static_cast<index>(D), 1.0, g.data() + first * D + first, static_cast<index>(D));
+    });
 }
 
 /// The lower triangle of a symmetric matrix from its upper one.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,16 +30,30 @@ struct scan_fact {
 
 inline std::string number_text(double x) { return report::format("%.3g", x); }
 
-/// B1, B5, K2 on any scanned model.
-inline std::vector<scan_fact> model_facts(const scan_result& r)
+/// What the model facts read of one head: numbers the scan's JSON keeps, so that a merge of
+/// shards (scan_merge.hpp) states the facts of the whole scan from the shards' heads.
+struct head_fact_inputs {
+    double qk_residual = 0;
+    std::optional<double> cond_q, cond_k;  ///< nullopt below full rank
+    double ov_identity_distance = 0, ov_identity_floor = 0;
+    std::optional<double> absorbed_form_gap;  ///< B4, RoPE models
+};
+
+inline head_fact_inputs fact_inputs(const head_metrics& h)
+{
+    return {h.qk.residual, h.q.condition, h.k.condition, h.ov_identity_distance, h.ov_identity_floor, h.absorbed_form_gap};
+}
+
+/// B1, B4, B5, K2 on any scanned model.
+inline std::vector<scan_fact> model_facts(const std::vector<head_fact_inputs>& heads)
 {
     double residual = 0, condition = 0;
     std::size_t deficient = 0, below_floor = 0;
     double closest = INFINITY;
-    for (const auto& h : r.heads) {
-        residual = std::max(residual, h.qk.residual);
-        for (const auto* c : {&h.q, &h.k}) {
-            if (c->condition) condition = std::max(condition, *c->condition);
+    for (const auto& h : heads) {
+        residual = std::max(residual, h.qk_residual);
+        for (const auto* c : {&h.cond_q, &h.cond_k}) {
+            if (*c) condition = std::max(condition, **c);
             else ++deficient;
         }
         // The floor is a theorem; a distance below it (beyond rounding) would be a wrong metric.
@@ -47,23 +62,34 @@ inline std::vector<scan_fact> model_facts(const scan_result& r)
     }
     std::vector<scan_fact> facts{
         {"B1", "every head's QK circuit is reproduced by its SVD's paired channels u_k sigma_k v_k^T (relative residual <= 1e-10)", residual <= 1e-10,
-         "largest residual " + number_text(residual) + " over " + std::to_string(r.heads.size()) + " heads"},
+         "largest residual " + number_text(residual) + " over " + std::to_string(heads.size()) + " heads"},
         {"K2", "no head's OV circuit is closer to the identity than sqrt(D - d)", below_floor == 0,
          "closest: " + number_text(closest) + " x the floor; " + std::to_string(below_floor) + " heads below it"},
     };
     double absorbed = 0;
     std::size_t absorbed_heads = 0;
-    for (const auto& h : r.heads)
+    for (const auto& h : heads)
         if (h.absorbed_form_gap) absorbed = std::max(absorbed, *h.absorbed_form_gap), ++absorbed_heads;
     if (absorbed_heads > 0)
         facts.push_back({"B4", "every head's biases and RoPE reduce to one bilinear form per offset: its scores equal the stored weights' rotated at absolute positions (relative gap <= 1e-12 on probe inputs)",
                          absorbed <= 1e-12, "largest gap " + number_text(absorbed) + " over " + std::to_string(absorbed_heads) + " heads"});
     // B5 is about full-rank projections; a model without any says nothing about it.
-    if (deficient < 2 * r.heads.size())
+    if (deficient < 2 * heads.size())
         facts.push_back({"B5", "every full-rank W_Q and W_K has condition number below 1000", condition < 1000,
                          "largest condition number " + number_text(condition) + "; " + std::to_string(deficient) + " rank-deficient projections have none"});
     return facts;
 }
+
+inline std::vector<scan_fact> model_facts(const scan_result& r)
+{
+    std::vector<head_fact_inputs> heads;
+    for (const auto& h : r.heads) heads.push_back(fact_inputs(h));
+    return model_facts(heads);
+}
+
+/// The claims model_facts can state; a scan's other facts are the seed-head model's, which need
+/// its whole scan.
+inline bool is_model_fact(const std::string& claim) { return claim == "B1" || claim == "B4" || claim == "B5" || claim == "K2"; }
 
 inline const head_metrics* find_head(const scan_result& r, std::size_t layer, std::size_t head)
 {

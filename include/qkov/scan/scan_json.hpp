@@ -130,14 +130,15 @@ inline nlohmann::json head_json(const head_metrics& h)
             {"kv_head", h.kv_head},
             {"rank_q", h.q.rank},
             {"rank_k", h.k.rank},
-            {"cond_q", optional_number(h.q.condition)},
-            {"cond_k", optional_number(h.k.condition)},
+            {k::cond_q, optional_number(h.q.condition)},
+            {k::cond_k, optional_number(h.k.condition)},
             {"qk_singular_values", values(h.qk.singular_values)},
             {"ov_singular_values", values(h.ov.singular_values)},
             {"copying_score", optional_number(h.copying_score)},
-            {"ov_identity_distance", h.ov_identity_distance},
-            {"ov_identity_floor", h.ov_identity_floor},
-            {"reconstruction_residual", {{"qk", h.qk.residual}, {"ov", h.ov.residual}}},
+            {k::ov_identity_distance, h.ov_identity_distance},
+            {k::ov_identity_floor, h.ov_identity_floor},
+            {k::absorbed_form_gap, optional_number(h.absorbed_form_gap)},
+            {k::reconstruction_residual, {{k::qk, h.qk.residual}, {"ov", h.ov.residual}}},
             {"svd_driver", driver},
             {k::labels, h.labels.labels},
             {k::certified, h.labels.certified},
@@ -167,7 +168,39 @@ inline nlohmann::json thresholds_json(const scan_result& r)
 
 } // namespace detail
 
-/// The whole document. `model` is the model's summary (as `qkov inspect --json` writes it).
+namespace detail {
+
+inline nlohmann::json facts_json(const std::vector<scan_fact>& facts)
+{
+    namespace k = scan_json_keys;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& f : facts) rows.push_back({{k::claim, f.claim}, {k::statement, f.statement}, {k::passed, f.passed}, {k::detail, f.detail}});
+    return rows;
+}
+
+/// Per head (in `heads`' order), its three strongest targets under each score.
+inline nlohmann::json strongest_edges_json(const std::vector<std::pair<std::size_t, std::size_t>>& heads, const std::vector<composition_score>& composition)
+{
+    namespace k = scan_json_keys;
+    nlohmann::json edges = nlohmann::json::array();
+    constexpr std::size_t per_source = 3;
+    for (const auto& [layer, head] : heads) {
+        nlohmann::json e = {{k::source, {layer, head}}};
+        for (const auto& [name, score] : {std::pair{k::q_composition, &composition_score::q}, {k::k_composition, &composition_score::k}, {k::v_composition, &composition_score::v}}) {
+            nlohmann::json targets = nlohmann::json::array();
+            for (const auto* p : strongest_targets(composition, layer, head, score, per_source))
+                targets.push_back({{k::target, {p->target_layer, p->target_head}}, {"score", (*p).*score}});
+            e[name] = std::move(targets);
+        }
+        edges.push_back(std::move(e));
+    }
+    return edges;
+}
+
+} // namespace detail
+
+/// The whole document. `model` is the model's summary (as `qkov inspect --json` writes it);
+/// first_layer..last_layer are the layers whose heads, and the pairs whose later head, it holds.
 inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json model, std::size_t first_layer,
                                     std::size_t last_layer)
 {
@@ -175,41 +208,28 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     nlohmann::json j;
     j[k::schema] = k::schema_name;
     j[k::model] = std::move(model);
-    j["scanned_layers"] = {first_layer, last_layer};
-    j["conventions"] = nlohmann::json::object();
-    for (const auto& [name, text] : scan_conventions()) j["conventions"][name] = text;
-    j["conventions"]["labels"] = j["conventions"]["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
-    j["thresholds"] = detail::thresholds_json(r);
-    j["proxy"] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
-                  {"copy_tokens", r.copy_tokens}};
+    j[k::scanned_layers] = {first_layer, last_layer};
+    auto& conventions = j[k::conventions] = nlohmann::json::object();
+    for (const auto& [name, text] : scan_conventions()) conventions[name] = text;
+    conventions["labels"] = conventions["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
+    j[k::thresholds] = detail::thresholds_json(r);
+    j[k::proxy] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
+                   {"copy_tokens", r.copy_tokens}};
     nlohmann::json heads = nlohmann::json::array();
-    for (const auto& h : r.heads) heads.push_back(detail::head_json(h));
+    std::vector<std::pair<std::size_t, std::size_t>> ids;
+    for (const auto& h : r.heads) heads.push_back(detail::head_json(h)), ids.emplace_back(h.layer, h.head);
     j[k::heads] = std::move(heads);
     nlohmann::json composition = nlohmann::json::array();
     for (const auto& p : r.composition)
-        composition.push_back({{"source", {p.source_layer, p.source_head}},
-                               {"target", {p.target_layer, p.target_head}},
-                               {"q", p.q},
-                               {"k", p.k},
-                               {"v", p.v},
+        composition.push_back({{k::source, {p.source_layer, p.source_head}},
+                               {k::target, {p.target_layer, p.target_head}},
+                               {k::q_composition, p.q},
+                               {k::k_composition, p.k},
+                               {k::v_composition, p.v},
                                {"t3_singular_values", detail::values(p.t3_singular_values)}});
-    j["composition"] = std::move(composition);
-    nlohmann::json fact_rows = nlohmann::json::array();
-    for (const auto& f : facts) fact_rows.push_back({{"claim", f.claim}, {"statement", f.statement}, {"passed", f.passed}, {"detail", f.detail}});
-    j["facts"] = std::move(fact_rows);
-    nlohmann::json edges = nlohmann::json::array();
-    constexpr std::size_t per_source = 3;
-    for (const auto& h : r.heads) {
-        nlohmann::json e = {{"source", {h.layer, h.head}}};
-        for (const auto& [name, score] : {std::pair{"q", &composition_score::q}, {"k", &composition_score::k}, {"v", &composition_score::v}}) {
-            nlohmann::json targets = nlohmann::json::array();
-            for (const auto* p : strongest_targets(r.composition, h.layer, h.head, score, per_source))
-                targets.push_back({{"target", {p->target_layer, p->target_head}}, {"score", (*p).*score}});
-            e[name] = std::move(targets);
-        }
-        edges.push_back(std::move(e));
-    }
-    j["strongest_edges"] = std::move(edges);
+    j[k::composition] = std::move(composition);
+    j[k::facts] = detail::facts_json(facts);
+    j[k::strongest_edges] = detail::strongest_edges_json(ids, r.composition);
     return j;
 }
 

@@ -1,11 +1,11 @@
-// The keys of the scan's JSON document that its readers need (detect/scan_labels.hpp), spelled
+// The keys of the scan's JSON document that its readers need (detect/scan_labels.hpp, scan_merge.hpp), spelled
 // once for the writer (scan_json.hpp) and every reader. Only the names: a reader includes this
 // without the scan itself.
 #pragma once
 
 namespace qkov::scan {
 
-/// The keys a reader of the document needs (detect/scan_labels.hpp), spelled once.
+/// The keys a reader of the document needs (detect/scan_labels.hpp, scan_merge.hpp), spelled once.
 namespace scan_json_keys {
 inline constexpr const char* schema = "schema";
 inline constexpr const char* schema_name = "qkov.scan/2";
@@ -21,6 +21,32 @@ inline constexpr const char* bos = "bos";
 inline constexpr const char* token_copying = "token_copying";
 inline constexpr const char* top1_share = "top1_share";
 inline constexpr const char* bottom10_share = "bottom10_share";
+// What a merge of shards (scan_merge.hpp) reads and writes.
+inline constexpr const char* model_layers = "layers";  ///< in `model`: the model's layer count
+inline constexpr const char* model_path = "path";      ///< in `model`
+inline constexpr const char* scanned_layers = "scanned_layers";
+inline constexpr const char* conventions = "conventions";
+inline constexpr const char* thresholds = "thresholds";
+inline constexpr const char* proxy = "proxy";
+inline constexpr const char* composition = "composition";
+inline constexpr const char* source = "source";
+inline constexpr const char* target = "target";
+inline constexpr const char* q_composition = "q";  ///< a pair's scores, and a source's strongest targets under each
+inline constexpr const char* k_composition = "k";
+inline constexpr const char* v_composition = "v";
+inline constexpr const char* facts = "facts";
+inline constexpr const char* claim = "claim";
+inline constexpr const char* statement = "statement";
+inline constexpr const char* passed = "passed";
+inline constexpr const char* detail = "detail";
+inline constexpr const char* strongest_edges = "strongest_edges";
+inline constexpr const char* cond_q = "cond_q";
+inline constexpr const char* cond_k = "cond_k";
+inline constexpr const char* reconstruction_residual = "reconstruction_residual";
+inline constexpr const char* qk = "qk";
+inline constexpr const char* ov_identity_distance = "ov_identity_distance";
+inline constexpr const char* ov_identity_floor = "ov_identity_floor";
+inline constexpr const char* absorbed_form_gap = "absorbed_form_gap";
 } // namespace scan_json_keys
 
 } // namespace qkov::scan

@@ -1,7 +1,10 @@
 // A model scanned from its weights, layer by layer: per-head metrics (head_metrics.hpp), copying
 // scores (copying_score.hpp) and composition scores (composition.hpp).
 //
-// Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per scanned layer
+// Layers A..B (scan_options): their heads, and the composition pairs whose later head is among
+// them, the earlier one anywhere before it; the layers before A are read for their W_o and W_v.
+//
+// Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per layer up to B
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
 // circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
 // W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
@@ -9,12 +12,16 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "qkov/model/attention_model.hpp"
+#include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
@@ -22,6 +29,7 @@
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/scan/head_prediction.hpp"
 #include "qkov/scan/proxy_pass.hpp"
+#include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/token_copying.hpp"
 #include "qkov/scan/token_side.hpp"
 #include "qkov/forward/norms.hpp"
@@ -29,10 +37,12 @@
 namespace qkov::scan {
 
 struct scan_options {
+    /// The layers whose heads are scanned, with every pair whose later head is among them.
     std::size_t first_layer = 0;
     std::optional<std::size_t> last_layer;  ///< inclusive; the model's last layer when unset
-    /// Called after each layer with the layer and its metrics (the CLI prints a progress line).
-    std::function<void(std::size_t layer, const std::vector<head_metrics>&)> on_layer;
+    /// Called after each layer with its metrics and what it took (the CLI prints a progress line
+    /// with the time left, scan_progress.hpp).
+    std::function<void(std::size_t layer, const std::vector<head_metrics>&, const layer_timing&)> on_layer;
     label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
     bool certify = true;            ///< certify the offset profile of positional RoPE heads
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
@@ -205,6 +215,11 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     if (options.first_layer > last || last >= layers)
         throw std::invalid_argument("qkov: layers " + std::to_string(options.first_layer) + "-" + std::to_string(last) + " are not within 0-" +
                                     std::to_string(layers - 1));
+    // Every BLAS call of the scan runs on one thread; the threads are the run-time layer's blocks
+    // (heads, composition sources, the token circuit's columns), whose split is fixed by the
+    // model, not by the thread count: so the document is the same to the bit for any --threads.
+    // (OpenBLAS's own threads split a product by their number: 3 of them changed T3's last bits.)
+    const numeric::single_threaded_blas blas_on_one_thread;
     scan_result result;
     auto [tokens, sample, vocabulary] = read_token_side(m, options.token_sample);
     if (sample.size() != 0) result.tokens_sampled = sample.shape()[0], result.vocabulary = vocabulary;
@@ -225,11 +240,19 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
+    // The pairs whose later head is in first..last: the layers before `first` are read only for
+    // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
+    // repeated (scan_merge.hpp joins them).
     std::vector<layer_composition_factors> earlier;
+    for (std::size_t l = 0; l < options.first_layer; ++l) earlier.push_back(written_factors(m.layer(l).heads));
+    using clock = std::chrono::steady_clock;
+    const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     for (std::size_t l = options.first_layer; l <= last; ++l) {
+        const auto layer_start = clock::now();
         const auto lw = m.layer(l);
-        std::vector<head_factors> factors;
-        std::vector<head_metrics> metrics;
+        const std::size_t H = lw.heads.size();
+        std::vector<head_factors> factors(H);
+        std::vector<head_metrics> metrics(H);
         matrix normed, normed_positions;
         vector constant;
         if (sample.size() != 0) {
@@ -237,22 +260,36 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             constant = xt::mean(normed, {0});
         }
         if (positions.size() != 0) normed_positions = through_norm(lw.norm, positions);
-        for (const auto& h : lw.heads) {
-            factors.push_back(factor_head(h));
-            metrics.push_back(measure_head(h, factors.back()));
-            if (tokens) {  // nullopt also when the head's eigenvalues all vanish
-                const auto scores = copying_scores(h, *tokens);
-                metrics.back().copying_score = scores.plain;
-                metrics.back().centred_copying_score = scores.centred;
+        // The heads are independent: one block each, on --threads workers with BLAS on each
+        // worker's own thread (parallel_blocks.hpp), so a head's numbers do not depend on the
+        // thread count. A failure is kept per head and the first head's rethrown, as in order.
+        std::vector<std::exception_ptr> failures(H);
+        numeric::for_each_block(H, [&](std::size_t i) {
+            try {
+                const auto& h = lw.heads[i];
+                factors[i] = factor_head(h);
+                metrics[i] = measure_head(h, factors[i]);
+                if (tokens) {  // nullopt also when the head's eigenvalues all vanish
+                    const auto scores = copying_scores(h, *tokens);
+                    metrics[i].copying_score = scores.plain;
+                    metrics[i].centred_copying_score = scores.centred;
+                }
+                describe_head(h, factors[i], m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics[i]);
+                label_head_from_evidence(h, lw, m.config(), evidence, options, metrics[i]);
+            } catch (...) {
+                failures[i] = std::current_exception();
             }
-            describe_head(h, factors.back(), m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics.back());
-            label_head_from_evidence(h, lw, m.config(), evidence, options, metrics.back());
-        }
+        });
+        for (const auto& f : failures)
+            if (f) std::rethrow_exception(f);
         auto mine = composition_factors(lw.heads, factors, metrics);
+        layer_timing timing{l, seconds_since(layer_start), 0.0};
+        const auto composition_start = clock::now();
         for (const auto& e : earlier) compose(e, mine, result.composition);
+        timing.composition_seconds = seconds_since(composition_start);
         mine.reads = matrix();  // later layers need only what this one writes
         earlier.push_back(std::move(mine));
-        if (options.on_layer) options.on_layer(l, metrics);
+        if (options.on_layer) options.on_layer(l, metrics, timing);
         result.heads.insert(result.heads.end(), metrics.begin(), metrics.end());
     }
     return result;

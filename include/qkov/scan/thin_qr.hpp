@@ -84,6 +84,14 @@ inline matrix r_factor(const matrix& tall)
     return detail::lapack_qr(a, tall.shape()[0], tall.shape()[1], false).r;
 }
 
+/// R alone of the thin QR of the transpose of a wide d x D matrix: the R factor_transpose gives,
+/// to the bit (the same geqrf), without forming Q.
+inline matrix r_factor_transpose(const matrix& wide)
+{
+    std::vector<double> a(wide.begin(), wide.end());
+    return detail::lapack_qr(a, wide.shape()[1], wide.shape()[0], false).r;
+}
+
 /// C = op(A) op(B) + beta C through BLAS on row-major storage read in place, for blocks inside
 /// larger matrices: C is m x n with rows ldc apart; op(A) is m x k and op(B) k x n, each stored with
 /// rows lda (ldb) apart, transposed in place when asked. beta = 1 accumulates (a sum of products

@@ -1,0 +1,254 @@
+// Joins the JSON documents of scans of disjoint layer ranges (`qkov scan --layers A-B`, the shards
+// of a cluster run) into the document of the whole scan (`qkov merge-scans`).
+//
+// A scan of layers A..B holds the heads of A..B and every composition pair whose later head is in
+// A..B (scan_model.hpp), so shards whose ranges partition the model's layers hold every head and
+// every pair exactly once. Concatenated in layer order, heads and pairs stand in the order the
+// whole scan writes them; the model facts are stated again from the heads (scan_facts.hpp) and the
+// strongest edges chosen again from all pairs (scan_json.hpp), by the functions the whole scan
+// calls, so the merged document equals the whole scan's. Shards must agree on everything else
+// (model, conventions, thresholds, proxy input): a difference is named, never averaged away.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "qkov/scan/scan_json.hpp"
+#include "qkov/scan/scan_json_keys.hpp"
+
+namespace qkov::scan {
+
+/// A merge that cannot be made; the message names the shard and what is wrong.
+struct scan_merge_error : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+/// One scan's document and the name its messages use (its file).
+struct scan_shard {
+    std::string name;
+    nlohmann::json document;
+};
+
+/// Reads a scan's JSON file; errors name the file.
+inline scan_shard read_scan_shard(const std::filesystem::path& file)
+{
+    namespace fs = std::filesystem;
+    const std::string name = file.string();
+    std::error_code ec;
+    if (!fs::exists(file, ec)) throw scan_merge_error("qkov: " + name + ": no such file");
+    if (!fs::is_regular_file(file, ec)) throw scan_merge_error("qkov: " + name + ": not a regular file");
+    std::ifstream in(file, std::ios::binary);
+    try {
+        return {name, nlohmann::json::parse(in)};
+    } catch (const nlohmann::json::exception& e) {
+        throw scan_merge_error("qkov: " + name + ": not valid JSON (" + e.what() + ")");
+    }
+}
+
+namespace detail {
+
+/// A shard with its layer range read and its sections checked for shape.
+struct checked_shard {
+    const scan_shard* shard = nullptr;
+    std::size_t first = 0, last = 0;
+};
+
+inline std::size_t index_at(const nlohmann::json& j, const std::string& what, const std::string& file)
+{
+    if (!j.is_number_integer() || j.get<std::int64_t>() < 0) throw scan_merge_error("qkov: " + file + ": " + what + " is not a layer or head number (" + j.dump() + ")");
+    return j.get<std::size_t>();
+}
+
+inline double number_at(const nlohmann::json& object, const char* key, const std::string& where, const std::string& file)
+{
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number()) throw scan_merge_error("qkov: " + file + ": " + where + "." + key + " is not a number");
+    return it->get<double>();
+}
+
+inline std::optional<double> optional_number_at(const nlohmann::json& object, const char* key, const std::string& where, const std::string& file)
+{
+    if (const auto it = object.find(key); it != object.end() && it->is_null()) return std::nullopt;
+    return number_at(object, key, where, file);
+}
+
+/// [layer, head] of a head or a pair's end.
+inline std::pair<std::size_t, std::size_t> head_id(const nlohmann::json& j, const std::string& what, const std::string& file)
+{
+    if (!j.is_array() || j.size() != 2) throw scan_merge_error("qkov: " + file + ": " + what + " is not [layer, head]");
+    return {index_at(j[0], what, file), index_at(j[1], what, file)};
+}
+
+inline checked_shard check_shard(const scan_shard& s)
+{
+    namespace k = scan_json_keys;
+    const auto& j = s.document;
+    if (!j.is_object() || j.value(k::schema, std::string()) != k::schema_name)
+        throw scan_merge_error("qkov: " + s.name + ": expected a document of schema " + k::schema_name + " (qkov scan --json)");
+    for (const char* array : {k::heads, k::composition, k::facts})
+        if (!j.contains(array) || !j[array].is_array()) throw scan_merge_error("qkov: " + s.name + ": " + array + " is not a list");
+    if (!j.contains(k::model) || !j[k::model].is_object()) throw scan_merge_error("qkov: " + s.name + ": " + k::model + " is not an object");
+    const auto range = j.find(k::scanned_layers);
+    if (range == j.end() || !range->is_array() || range->size() != 2) throw scan_merge_error("qkov: " + s.name + ": " + k::scanned_layers + " is not [first, last]");
+    checked_shard c{&s, index_at((*range)[0], k::scanned_layers, s.name), index_at((*range)[1], k::scanned_layers, s.name)};
+    if (c.first > c.last) throw scan_merge_error("qkov: " + s.name + ": " + k::scanned_layers + " " + range->dump() + " run backwards");
+    // The seed-head model's facts read both of its layers at once; no shard can state them.
+    for (const auto& f : j[k::facts])
+        if (const auto claim = f.value(k::claim, std::string()); !is_model_fact(claim))
+            throw scan_merge_error("qkov: " + s.name + " states claim " + claim +
+                                   ", which only a scan of the whole seed-head model checks; merge-scans states B1, B4, B5 and K2 again from the heads");
+    return c;
+}
+
+/// Where two values first differ, as "path: A in a, B in b" (each value cut to a readable length).
+inline std::string first_difference(const nlohmann::json& a, const std::string& a_name, const nlohmann::json& b, const std::string& b_name,
+                                    const std::string& section)
+{
+    const auto patch = nlohmann::json::diff(a, b);
+    const nlohmann::json::json_pointer at(patch.at(0).at("path").get<std::string>());
+    const auto shown = [&](const nlohmann::json& j) {
+        if (!j.contains(at)) return std::string("absent");
+        std::string text = j.at(at).dump();
+        return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+    };
+    return section + at.to_string() + " is " + shown(a) + " in " + a_name + ", " + shown(b) + " in " + b_name;
+}
+
+/// Heads and pairs of the shard lie in its layers: a document edited by hand, or written by
+/// another tool, would otherwise merge into a repeated or misplaced pair.
+inline void check_contents(const checked_shard& c)
+{
+    namespace k = scan_json_keys;
+    const auto& j = c.shard->document;
+    const std::string& file = c.shard->name;
+    const auto outside = [&](std::size_t layer) { return layer < c.first || layer > c.last; };
+    const auto layers = " its layers " + std::to_string(c.first) + "-" + std::to_string(c.last);
+    for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
+        const auto& h = j[k::heads][i];
+        const std::string where = std::string(k::heads) + "[" + std::to_string(i) + "]";
+        if (!h.is_object() || !h.contains(k::layer) || !h.contains(k::head)) throw scan_merge_error("qkov: " + file + ": " + where + " names no head");
+        const std::size_t layer = index_at(h[k::layer], where, file), head = index_at(h[k::head], where, file);
+        if (outside(layer))
+            throw scan_merge_error("qkov: " + file + ": " + where + " is head " + std::to_string(layer) + "." + std::to_string(head) + ", outside" + layers);
+    }
+    for (std::size_t i = 0; i < j[k::composition].size(); ++i) {
+        const std::string where = std::string(k::composition) + "[" + std::to_string(i) + "]";
+        if (!j[k::composition][i].is_object() || !j[k::composition][i].contains(k::target))
+            throw scan_merge_error("qkov: " + file + ": " + where + " has no " + k::target);
+        const auto [layer, head] = head_id(j[k::composition][i][k::target], where + "." + k::target, file);
+        if (outside(layer))
+            throw scan_merge_error("qkov: " + file + ": " + where + "'s target " + std::to_string(layer) + "." + std::to_string(head) + " is outside" + layers +
+                                   " (a pair belongs to the shard of its later head)");
+    }
+}
+
+inline head_fact_inputs fact_inputs_of(const nlohmann::json& h, const std::string& where, const std::string& file)
+{
+    namespace k = scan_json_keys;
+    const auto residual = h.find(k::reconstruction_residual);
+    if (residual == h.end() || !residual->is_object()) throw scan_merge_error("qkov: " + file + ": " + where + "." + k::reconstruction_residual + " is not an object");
+    return {number_at(*residual, k::qk, where + "." + k::reconstruction_residual, file),
+            optional_number_at(h, k::cond_q, where, file),
+            optional_number_at(h, k::cond_k, where, file),
+            number_at(h, k::ov_identity_distance, where, file),
+            number_at(h, k::ov_identity_floor, where, file),
+            optional_number_at(h, k::absorbed_form_gap, where, file)};
+}
+
+inline composition_score pair_scores(const nlohmann::json& p, const std::string& where, const std::string& file)
+{
+    namespace k = scan_json_keys;
+    const auto end = [&](const char* key) {
+        if (!p.contains(key)) throw scan_merge_error("qkov: " + file + ": " + where + " has no " + key);
+        return head_id(p[key], where + "." + key, file);
+    };
+    composition_score c;
+    std::tie(c.source_layer, c.source_head) = end(k::source);
+    std::tie(c.target_layer, c.target_head) = end(k::target);
+    c.q = number_at(p, k::q_composition, where, file), c.k = number_at(p, k::k_composition, where, file), c.v = number_at(p, k::v_composition, where, file);
+    return c;
+}
+
+} // namespace detail
+
+/// The whole scan's document from shards whose layer ranges partition the model's layers, each a
+/// scan of the same model (its summary and path) with the same thresholds and options; any other
+/// set of shards is a scan_merge_error naming the shard and the difference.
+inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
+{
+    namespace k = scan_json_keys;
+    if (shards.empty()) throw scan_merge_error("qkov: no scans to merge");
+    std::vector<detail::checked_shard> order;
+    for (const auto& s : shards) order.push_back(detail::check_shard(s));
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+
+    const auto& base = *order.front().shard;
+    for (const auto& c : order) {
+        const auto& s = *c.shard;
+        if (s.document[k::model] != base.document[k::model])
+            throw scan_merge_error("qkov: " + s.name + " and " + base.name + " are scans of different models: " +
+                                   detail::first_difference(base.document[k::model], base.name, s.document[k::model], s.name, std::string(k::model)));
+        for (const char* section : {k::conventions, k::thresholds, k::proxy})
+            if (s.document.value(section, nlohmann::json()) != base.document.value(section, nlohmann::json()))
+                throw scan_merge_error("qkov: " + s.name + " and " + base.name + " were scanned with different thresholds or options: " +
+                                       detail::first_difference(base.document.value(section, nlohmann::json()), base.name,
+                                                                s.document.value(section, nlohmann::json()), s.name, section));
+    }
+
+    const auto& layer_count = base.document[k::model].value(k::model_layers, nlohmann::json());
+    const std::size_t layers = detail::index_at(layer_count, std::string(k::model) + "." + k::model_layers, base.name);
+    if (layers == 0) throw scan_merge_error("qkov: " + base.name + ": the model has no layers");
+    const auto span = [](std::size_t a, std::size_t b) { return a == b ? "layer " + std::to_string(a) : "layers " + std::to_string(a) + "-" + std::to_string(b); };
+    std::size_t next = 0;  // the first layer no shard before this one holds
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const auto& c = order[i];
+        if (c.last >= layers)
+            throw scan_merge_error("qkov: " + c.shard->name + " holds " + span(c.first, c.last) + ", beyond the model's layers 0-" + std::to_string(layers - 1));
+        if (i > 0 && c.first < next)
+            throw scan_merge_error("qkov: " + order[i - 1].shard->name + " (" + span(order[i - 1].first, order[i - 1].last) + ") and " + c.shard->name + " (" +
+                                   span(c.first, c.last) + ") overlap at " + span(c.first, std::min(c.last, next - 1)) +
+                                   ": each layer must be in exactly one shard");
+        if (c.first > next)
+            throw scan_merge_error("qkov: no shard holds " + span(next, c.first - 1) + " of the model's layers 0-" + std::to_string(layers - 1));
+        next = c.last + 1;
+    }
+    if (next < layers) throw scan_merge_error("qkov: no shard holds " + span(next, layers - 1) + " of the model's layers 0-" + std::to_string(layers - 1));
+
+    nlohmann::json merged = base.document;
+    merged[k::scanned_layers] = {0, layers - 1};
+    auto& heads = merged[k::heads] = nlohmann::json::array();
+    auto& composition = merged[k::composition] = nlohmann::json::array();
+    std::vector<head_fact_inputs> fact_inputs;
+    std::vector<std::pair<std::size_t, std::size_t>> ids;
+    std::vector<composition_score> scores;
+    for (const auto& c : order) {
+        detail::check_contents(c);
+        const auto& j = c.shard->document;
+        for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
+            const auto& h = j[k::heads][i];
+            const std::string where = std::string(k::heads) + "[" + std::to_string(i) + "]";
+            fact_inputs.push_back(detail::fact_inputs_of(h, where, c.shard->name));
+            ids.emplace_back(h[k::layer].get<std::size_t>(), h[k::head].get<std::size_t>());
+            heads.push_back(h);
+        }
+        for (std::size_t i = 0; i < j[k::composition].size(); ++i) {
+            scores.push_back(detail::pair_scores(j[k::composition][i], std::string(k::composition) + "[" + std::to_string(i) + "]", c.shard->name));
+            composition.push_back(j[k::composition][i]);
+        }
+    }
+    merged[k::facts] = detail::facts_json(model_facts(fact_inputs));
+    merged[k::strongest_edges] = detail::strongest_edges_json(ids, scores);
+    return merged;
+}
+
+} // namespace qkov::scan
