@@ -210,12 +210,13 @@ class Detection:
         return f"<qkov.Detection of {self.model.path}>"
 
 
-def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float32", bos=None):
+def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float32", bos=None, threads=None):
     """Detects what each head does from the model's forward pass (`qkov detect`). Releases the GIL.
 
     Sequences [BOS] + r + r of `length` distinct random tokens, `samples` of them, from `seed`.
     scan: a qkov.Scan of the same model, or the path of a `qkov scan --json` document, to set the
     weight labels beside the behaviour (the comparison); ValueError when it is of another model.
+    threads: BLAS threads for this call (1..cores), the caller's count restored afterwards.
     """
     length, samples = _positive("length", length), _positive("samples", samples)
     if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
@@ -228,7 +229,8 @@ def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float
         scan_text, scan_name = scan.to_json(), f"qkov.scan of {scan.model.path}"
     elif scan is not None:
         scan_file = os.fspath(scan)
-    return Detection(_detect(path_or_model, length, samples, int(seed), bos, dtype, scan_file, scan_text, scan_name))
+    return Detection(_detect(path_or_model, length, samples, int(seed), bos, dtype, scan_file, scan_text, scan_name,
+                             _positive("threads", threads)))
 
 
 def forward(model, tokens, dtype="float32", patterns=False, on_pattern=None):

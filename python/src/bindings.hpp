@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -18,6 +21,7 @@
 
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/model/attention_model.hpp"
+#include "qkov/numeric/blas_threads.hpp"
 
 namespace qkov::python {
 
@@ -84,6 +88,32 @@ py::array_t<typename Tensor::value_type> vector_to_numpy(const Tensor& t)
     std::copy(t.begin(), t.end(), out.mutable_data());
     return out;
 }
+
+/// The BLAS thread count for the duration of one call: the caller's count is put back afterwards,
+/// since NumPy in the same process may share the OpenBLAS whose count it is.
+class blas_threads_for_call {
+public:
+    explicit blas_threads_for_call(const std::optional<int>& threads)
+    {
+        if (!threads) return;
+        const int cap = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        if (*threads < 1 || *threads > cap)
+            throw std::invalid_argument("qkov: threads: " + std::to_string(*threads) + " is out of range, expected an integer in 1.." + std::to_string(cap));
+        before_ = numeric::blas_threads();
+        if (!numeric::set_blas_threads(*threads))
+            throw std::invalid_argument("qkov: threads: the BLAS this module is linked with is not OpenBLAS, whose thread count it sets; "
+                                        "use that BLAS's own setting (e.g. OMP_NUM_THREADS) instead");
+    }
+    ~blas_threads_for_call()
+    {
+        if (before_) numeric::set_blas_threads(*before_);
+    }
+    blas_threads_for_call(const blas_threads_for_call&) = delete;
+    blas_threads_for_call& operator=(const blas_threads_for_call&) = delete;
+
+private:
+    std::optional<int> before_;
+};
 
 void bind_model(py::module_& m);
 void bind_scan(py::module_& m);

@@ -65,10 +65,11 @@ void detect_with(detection_handle& out, const detect::detection_options& options
 
 std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model, std::size_t length, std::size_t samples, std::uint64_t seed,
                                                 std::optional<forward::token_id> bos, const std::string& dtype, std::optional<std::string> scan_file,
-                                                std::optional<std::string> scan_text, const std::string& scan_name)
+                                                std::optional<std::string> scan_text, const std::string& scan_name, std::optional<int> threads)
 {
     if (dtype != "float32" && dtype != "float64") throw std::invalid_argument("qkov: dtype '" + dtype + "': expected 'float32' or 'float64'");
     if (length < 1) throw std::invalid_argument("qkov: length must be at least 1");
+    const blas_threads_for_call blas(threads);
     auto out = std::make_shared<detection_handle>();
     out->model = model_argument(path_or_model);
     out->dtype = dtype;
@@ -170,7 +171,7 @@ void bind_detect(py::module_& m)
             },
             py::arg("directory"));
     m.def("_detect", &run_detection, py::arg("path_or_model"), py::arg("length"), py::arg("samples"), py::arg("seed"), py::arg("bos"), py::arg("dtype"),
-          py::arg("scan_file"), py::arg("scan_text"), py::arg("scan_name"));
+          py::arg("scan_file"), py::arg("scan_text"), py::arg("scan_name"), py::arg("threads"));
 }
 
 } // namespace qkov::python

@@ -6,14 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include <pybind11/stl.h>
 
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/model_summary.hpp"
-#include "qkov/numeric/blas_threads.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_json.hpp"
@@ -28,32 +26,6 @@ struct scan_handle {
     std::vector<scan::scan_fact> facts;
     nlohmann::json summary;
     std::size_t first_layer = 0, last_layer = 0;
-};
-
-/// The BLAS thread count for the duration of one call: the caller's count is put back afterwards,
-/// since NumPy in the same process may share the OpenBLAS whose count it is.
-class blas_threads_for_call {
-public:
-    explicit blas_threads_for_call(const std::optional<int>& threads)
-    {
-        if (!threads) return;
-        const int cap = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        if (*threads < 1 || *threads > cap)
-            throw std::invalid_argument("qkov: threads: " + std::to_string(*threads) + " is out of range, expected an integer in 1.." + std::to_string(cap));
-        before_ = numeric::blas_threads();
-        if (!numeric::set_blas_threads(*threads))
-            throw std::invalid_argument("qkov: threads: the BLAS this module is linked with is not OpenBLAS, whose thread count it sets; "
-                                        "use that BLAS's own setting (e.g. OMP_NUM_THREADS) instead");
-    }
-    ~blas_threads_for_call()
-    {
-        if (before_) numeric::set_blas_threads(*before_);
-    }
-    blas_threads_for_call(const blas_threads_for_call&) = delete;
-    blas_threads_for_call& operator=(const blas_threads_for_call&) = delete;
-
-private:
-    std::optional<int> before_;
 };
 
 namespace {

@@ -50,7 +50,7 @@ def test_the_comparison_with_a_scan_file_and_with_a_scan_object(tmp_path):
 
 
 def test_figures(tmp_path):
-    detection = qkov.detect(str(fixture_model("llama")), samples=2, length=20)
+    detection = qkov.detect(str(fixture_model("llama")), samples=2, length=20, threads=1)
     figures = detection.figures(tmp_path / "figures")
     assert len(figures) >= 3
     for f in figures:
@@ -63,6 +63,8 @@ def test_bad_options_and_a_scan_of_another_model_raise_value_error(tmp_path):
         qkov.detect(llama, dtype="float16")
     with pytest.raises(ValueError, match="length 0"):
         qkov.detect(llama, length=0)
+    with pytest.raises(ValueError, match="threads: 100000 is out of range"):
+        qkov.detect(llama, samples=1, threads=100000)
     with pytest.raises(ValueError, match="201 tokens, but the model has learned positions for 128"):
         qkov.detect(gpt2, length=100, samples=1)
     with pytest.raises(ValueError, match="600 distinct random tokens, but the vocabulary has 511 besides BOS"):
