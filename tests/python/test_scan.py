@@ -46,6 +46,15 @@ def test_a_layer_range_as_the_clis(tmp_path):
     assert np.isnan(scan.composition("q")).all()  # one layer: no pair composes
 
 
+
+def test_a_context_as_the_clis(tmp_path):
+    path = str(fixture_model("llama"))
+    run_cli("scan", path, "--context", "64", "--threads", "1", "--json", tmp_path / "scan.json")
+    scan = qkov.scan(path, context=64, threads=1)
+    assert scan.document["thresholds"]["context"] == 64
+    assert scan.to_json() == (tmp_path / "scan.json").read_text()
+
+
 @pytest.mark.parametrize("name", ["gpt2", "stories260K"])
 def test_composition_arrays_hold_the_documents_entries_and_nan_elsewhere(scans, name):
     scan, cli_text = scans(name)
