@@ -107,9 +107,13 @@ class Scan:
         return _table(self.document["heads"])
 
     def composition(self, kind):
+        """ndarray [n_layers, n_heads, n_layers, n_heads] of the "q", "k" or "v" composition score,
+        indexed [source layer, source head, target layer, target head] (TransformerLens'
+        all_composition_scores), NaN where the pair cannot compose."""
         return self._native.composition(kind)
 
     def t3(self, source, target):
+        """The T3 singular values (descending) of source head (layer, head) into target head (layer, head)."""
         return self._native.t3(tuple(source), tuple(target))
 
     @property
@@ -168,6 +172,7 @@ class Detection:
         return self._document
 
     def score(self, behaviour):
+        """ndarray [n_layers, n_heads]: the mean over the samples of TransformerLens' score ("mul")."""
         return self._native.score(behaviour)
 
     def spread(self, behaviour):

@@ -150,21 +150,21 @@ void bind_model(py::module_& m)
             py::arg("layer"), (std::string("[n_heads, d_head, d_model]. ") + row_convention).c_str())
         .def(
             "b_Q", [](const model_handle& h, std::size_t layer) { return stacked_bias(query_heads(read_layer(h, layer)), &model::head_weights::b_q); },
-            py::arg("layer"), "[n_heads, d_head], or None when the model has no attention biases.")
+            py::arg("layer"), "[n_heads, d_head], or None when the model has no attention biases. TransformerLens' row convention: q = x W_Q + b_Q.")
         .def(
             "b_K",
             [](const model_handle& h, std::size_t layer) {
                 const auto lw = read_layer(h, layer);
                 return stacked_bias(kv_heads(lw, h.model().config().kv_heads), &model::head_weights::b_k);
             },
-            py::arg("layer"), "[n_kv_heads, d_head] per key/value head, or None when the model has no attention biases.")
+            py::arg("layer"), "[n_kv_heads, d_head] per key/value head, or None when the model has no attention biases. TransformerLens' row convention: k = x W_K + b_K.")
         .def(
             "b_V",
             [](const model_handle& h, std::size_t layer) {
                 const auto lw = read_layer(h, layer);
                 return stacked_bias(kv_heads(lw, h.model().config().kv_heads), &model::head_weights::b_v);
             },
-            py::arg("layer"), "[n_kv_heads, d_head] per key/value head, or None when the model has no attention biases.")
+            py::arg("layer"), "[n_kv_heads, d_head] per key/value head, or None when the model has no attention biases. TransformerLens' row convention: v = x W_V + b_V.")
         .def(
             "b_O",
             [](const model_handle& h, std::size_t layer) -> py::object {
@@ -172,7 +172,7 @@ void bind_model(py::module_& m)
                 if (lw.b_o.size() == 0) return py::none();
                 return vector_to_numpy(lw.b_o);
             },
-            py::arg("layer"), "[d_model], the output bias all heads of the layer share, or None.")
+            py::arg("layer"), "[d_model], the output bias all heads of the layer share (added once to sum_h z_h W_O[h]), or None.")
         .def_property_readonly(
             "W_E",
             [](const model_handle& h) {
