@@ -3,16 +3,25 @@ python into a fresh prefix, then a new interpreter with only that prefix's site-
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 
-def test_the_installed_package_imports_outside_the_build_tree(tmp_path):
+def test_the_installed_package_imports_outside_the_build_tree():
     binary, site = os.environ.get("QKOV_BINARY_DIR"), os.environ.get("QKOV_PYTHON_INSTALL_DIR")
     if not binary or not site:
         pytest.skip("run by CTest, which names the build directory (QKOV_BINARY_DIR, QKOV_PYTHON_INSTALL_DIR)")
-    prefix = tmp_path / "prefix"
+    # Not pytest's tmp_path: CTest puts that inside the build tree.
+    with tempfile.TemporaryDirectory() as scratch:
+        check_install(Path(binary), site, Path(scratch))
+
+
+def check_install(binary, site, scratch):
+    """Installs into scratch/prefix and imports from there, in a new interpreter whose directory is scratch."""
+    assert binary not in scratch.parents
+    prefix = scratch / "prefix"
     done = subprocess.run(["cmake", "--install", binary, "--component", "python", "--prefix", prefix], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     installed = prefix / site / "qkov"
@@ -23,8 +32,7 @@ def test_the_installed_package_imports_outside_the_build_tree(tmp_path):
              "print(qkov.__file__)\n"
              "try:\n    qkov.open_model('no-such-model')\n"
              "except qkov.ModelFileError as e:\n    print('refused:', e)\n")
-    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=environment, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", probe], cwd=scratch, env=environment, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(str(installed / "__init__.py")), run.stdout
     assert "refused: no-such-model: no such file or directory" in run.stdout
-    assert Path(binary) not in Path(run.stdout.splitlines()[0]).parents
