@@ -9,6 +9,9 @@ packages=(
   nlohmann-json3-dev libcli11-dev libmpfr-dev libpng-dev
   python3-numpy                            # the reference of bench/numeric (numpy on OpenBLAS)
   python3-jsonschema                       # the tests check every JSON document against docs/schemas/
+  pybind11-dev python3-dev                 # the Python module (python/): pybind11 and the interpreter's headers
+  python3-pytest python3-pandas            # its tests (tests/python), and .heads as a DataFrame
+  jupyter-nbconvert python3-ipykernel python3-matplotlib  # the example notebook, executed by the tests
   libfreetype-dev fonts-dejavu-core        # figure text: FreeType and the DejaVu Sans font
   clang-16 libclang-rt-16-dev              # the second constant evaluator, and libFuzzer + sanitizers
   pkg-config

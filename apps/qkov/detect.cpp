@@ -218,7 +218,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     if (!o.json.empty()) {
         detect::detection_document d{summary, o.dtype, r, comparison, o.scan};
         d.model["path"] = o.path;
-        report::write_report_file(o.json, detect::detection_json(d).dump(1) + "\n");
+        report::write_report_file(o.json, detect::detection_text(d));
     }
     return 0;
 }

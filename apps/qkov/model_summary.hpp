@@ -1,21 +1,12 @@
-// A model's summary as `qkov inspect` reports it (architecture, format, geometry, embeddings,
-// biases, RoPE), shared by inspect's JSON and scan's JSON and Markdown so the three agree.
+// The model's summary is the library's (qkov/model/model_summary.hpp), where the Python module
+// reads it too; inspect, scan and detect name it as before.
 #pragma once
 
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "qkov/model/attention_model.hpp"
+#include "qkov/model/model_summary.hpp"
 
 namespace qkov::app {
 
-/// The summary's fields; reads the file's tensor table for the stored dtype, no weights.
-nlohmann::json model_summary(const model::attention_model& m);
-
-/// The same fields as (name, value) text rows for a table, in the JSON's order.
-std::vector<std::pair<std::string, std::string>> model_summary_rows(const nlohmann::json& summary);
+using model::model_summary;
+using model::model_summary_rows;
 
 } // namespace qkov::app

@@ -166,11 +166,7 @@ int scan(const scan_cli_options& o)
         if (!o.figures.empty()) m.figure_directory = figures_relative_to(o.figures, o.markdown);
         report::write_report_file(o.markdown, scan::scan_markdown(r, m));
     }
-    if (!o.json.empty()) {
-        nlohmann::json model_json = summary;
-        model_json["path"] = path;
-        report::write_report_file(o.json, scan::scan_document(r, facts, std::move(model_json), options.first_layer, last_layer).dump(1) + "\n");
-    }
+    if (!o.json.empty()) report::write_report_file(o.json, scan::scan_document_text(r, facts, summary, path, options.first_layer, last_layer));
     return all_passed ? 0 : 1;
 }
 

@@ -194,6 +194,10 @@ inline nlohmann::json detection_json(const detection_document& d)
             {keys::comparison, d.compared ? comparison_json(d.scan_file, *d.compared) : nlohmann::json(nullptr)}};
 }
 
+/// The document as a file holds it (one space of indent, a final newline): `qkov detect --json`
+/// writes this text and the Python module's Detection.to_json() returns it, the same bytes.
+inline std::string detection_text(const detection_document& d) { return detection_json(d).dump(1) + "\n"; }
+
 /// Reads a document detection_json wrote; a missing key or another schema is an error naming it.
 inline detection_document read_detection_json(const nlohmann::json& j)
 {

@@ -233,4 +233,14 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     return j;
 }
 
+/// The document as a file holds it: `summary` (the model's, model_summary.hpp) with the model's
+/// `path` added, one space of indent, a final newline. `qkov scan --json` writes this text and the
+/// Python module's Scan.to_json() returns it, so the two are the same bytes.
+inline std::string scan_document_text(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
+                                      std::size_t first_layer, std::size_t last_layer)
+{
+    summary["path"] = path;
+    return scan_document(r, facts, std::move(summary), first_layer, last_layer).dump(1) + "\n";
+}
+
 } // namespace qkov::scan

@@ -1,10 +1,21 @@
-#include "model_summary.hpp"
+// A model's summary as `qkov inspect` reports it (architecture, format, geometry, embeddings,
+// biases, RoPE): the "model" object of inspect's, scan's and detect's JSON and the model table of
+// scan's Markdown, and the Python module's Model.config, so all of them agree.
+#pragma once
 
-namespace qkov::app {
+#include <string>
+#include <utility>
+#include <vector>
 
-namespace {
+#include <nlohmann/json.hpp>
 
-std::string stored_dtype(const io::tensor_source& source)
+#include "qkov/model/attention_model.hpp"
+
+namespace qkov::model {
+
+namespace detail {
+
+inline std::string stored_dtype(const io::tensor_source& source)
 {
     std::string dtype;
     for (const auto& name : source.names()) {
@@ -18,20 +29,21 @@ std::string stored_dtype(const io::tensor_source& source)
 }
 
 // The fields in the order a reader wants them (the JSON object itself sorts its keys).
-constexpr const char* field_order[] = {"architecture", "family",     "format",          "dtype",     "hidden_size",      "layers",
-                                       "heads",        "kv_heads",   "head_dim",        "vocab_size", "tied_embeddings", "embedding",
-                                       "unembedding",  "attention_biases", "qk_norm",   "rope",       "nope_layers"};
+inline constexpr const char* field_order[] = {"architecture", "family",     "format",          "dtype",     "hidden_size",      "layers",
+                                              "heads",        "kv_heads",   "head_dim",        "vocab_size", "tied_embeddings", "embedding",
+                                              "unembedding",  "attention_biases", "qk_norm",   "rope",       "nope_layers"};
 
-} // namespace
+} // namespace detail
 
-nlohmann::json model_summary(const model::attention_model& m)
+/// The summary's fields; reads the file's tensor table for the stored dtype, no weights.
+inline nlohmann::json model_summary(const model::attention_model& m)
 {
     const auto& c = m.config();
     nlohmann::json j;
     j["architecture"] = c.architecture;
     j["family"] = io::model_family_name(c.family);
     j["format"] = m.source().format();
-    j["dtype"] = stored_dtype(m.source());
+    j["dtype"] = detail::stored_dtype(m.source());
     j["hidden_size"] = c.hidden_size;
     j["layers"] = c.layers;
     j["heads"] = c.heads;
@@ -62,10 +74,11 @@ nlohmann::json model_summary(const model::attention_model& m)
     return j;
 }
 
-std::vector<std::pair<std::string, std::string>> model_summary_rows(const nlohmann::json& summary)
+/// The same fields as (name, value) text rows for a table, in the JSON's order.
+inline std::vector<std::pair<std::string, std::string>> model_summary_rows(const nlohmann::json& summary)
 {
     std::vector<std::pair<std::string, std::string>> rows;
-    for (const char* field : field_order) {
+    for (const char* field : detail::field_order) {
         if (!summary.contains(field)) continue;
         const auto& v = summary[field];
         if (v.is_string()) rows.emplace_back(field, v.get<std::string>());
@@ -75,4 +88,4 @@ std::vector<std::pair<std::string, std::string>> model_summary_rows(const nlohma
     return rows;
 }
 
-} // namespace qkov::app
+} // namespace qkov::model

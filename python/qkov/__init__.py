@@ -1,0 +1,251 @@
+"""qkov from Python: model files, the scan of a model's weights, detection from its behaviour, the
+forward pass, the RoPE precision audit and the high-precision validation, each calling qkov's C++
+library (the extension module qkov._qkov).
+
+Conventions (docs/python.md): every weight array is in TransformerLens' row convention
+(q = x W_Q + b_Q; W_Q [n_heads, d_model, d_head], W_O [n_heads, d_head, d_model]); attention
+patterns have row = query, column = key; per-head arrays are [n_layers, n_heads]; composition
+arrays are [source layer, source head, target layer, target head] like TransformerLens'
+all_composition_scores. Errors: qkov.ModelFileError for a model file qkov cannot read or run,
+ValueError for an option or input it cannot take, IndexError for an index outside the model.
+"""
+import json
+import numbers
+import os
+
+from ._qkov import Model, ModelFileError, audit_rope, open_model, validate
+from ._qkov import _detect, _scan
+from ._qkov import forward as _forward
+
+__all__ = ["Model", "ModelFileError", "Scan", "Detection", "open_model", "scan", "detect", "forward", "audit_rope", "validate"]
+
+BEHAVIOURS = ("previous_token", "duplicate_token", "induction")
+
+
+def _table(rows):
+    """A pandas DataFrame of the rows when pandas is importable, else the list of dicts itself;
+    layer and head first (the document's objects list their keys alphabetically)."""
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    table = pandas.DataFrame(rows)
+    first = [c for c in ("layer", "head") if c in table.columns]
+    return table[first + [c for c in table.columns if c not in first]]
+
+
+def _layer_range(layers):
+    """None, one layer, an inclusive (first, last) pair or a range of step 1, as (first, last)."""
+    if layers is None:
+        return None, None
+    if isinstance(layers, range):
+        if layers.step != 1 or len(layers) == 0:
+            raise ValueError(f"qkov: layers {layers!r}: a range must have step 1 and hold a layer")
+        layers = (layers.start, layers.stop - 1)
+    if isinstance(layers, numbers.Integral) and not isinstance(layers, bool):
+        layers = (layers, layers)
+    if (not isinstance(layers, (tuple, list)) or len(layers) != 2
+            or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in layers)):
+        raise ValueError(f"qkov: layers {layers!r}: expected None, a layer, an inclusive (first, last) pair or a range")
+    first, last = int(layers[0]), int(layers[1])
+    if first < 0 or last < first:
+        raise ValueError(f"qkov: layers {first}-{last}: expected 0 <= first <= last (0-based, inclusive)")
+    return first, last
+
+
+def _positive(name, value):
+    if value is None:
+        return None
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise ValueError(f"qkov: {name} {value!r}: expected an integer")
+    if value < 1:
+        raise ValueError(f"qkov: {name} {value}: expected an integer of at least 1")
+    return int(value)
+
+
+class Scan:
+    """The scan of a model's weights (`qkov scan`), float64.
+
+    heads            one row per scanned head with every metric, its labels, what is undecided and the
+                     evidence (a pandas DataFrame when pandas is importable, else a list of dicts):
+                     the document's "heads" array
+    composition(k)   ndarray [n_layers, n_heads, n_layers, n_heads] of the Q-, K- or V-composition
+                     score (k = "q", "k" or "v") indexed [source layer, source head, target layer,
+                     target head], NaN where a pair cannot compose (target not in a later scanned
+                     layer), as TransformerLens' all_composition_scores
+    t3(s, t)         the T3 singular values of source head s = (layer, head) into target t
+    facts            the stated facts about the claims (claim, statement, passed, detail)
+    to_json()        the document `qkov scan PATH --json` writes, the same text
+    figures(dir)     writes the scan's PNG figures; returns [{file, caption}]
+    """
+
+    def __init__(self, native):
+        self._native = native
+        self._document = None
+
+    @property
+    def model(self):
+        return self._native.model
+
+    @property
+    def scanned_layers(self):
+        """(first, last), inclusive."""
+        return self._native.scanned_layers
+
+    def to_json(self):
+        return self._native.to_json()
+
+    @property
+    def document(self):
+        """The document as Python objects (json.loads of to_json())."""
+        if self._document is None:
+            self._document = json.loads(self.to_json())
+        return self._document
+
+    @property
+    def heads(self):
+        return _table(self.document["heads"])
+
+    def composition(self, kind):
+        """ndarray [n_layers, n_heads, n_layers, n_heads] of the "q", "k" or "v" composition score,
+        indexed [source layer, source head, target layer, target head] (TransformerLens'
+        all_composition_scores), NaN where the pair cannot compose."""
+        return self._native.composition(kind)
+
+    def t3(self, source, target):
+        """The T3 singular values (descending) of source head (layer, head) into target head (layer, head)."""
+        return self._native.t3(tuple(source), tuple(target))
+
+    @property
+    def facts(self):
+        return self._native.facts
+
+    def figures(self, directory):
+        return self._native.figures(directory)
+
+    def __repr__(self):
+        first, last = self.scanned_layers
+        return f"<qkov.Scan of {self.model.path}: layers {first}-{last}>"
+
+
+def scan(path_or_model, layers=None, threads=None, context=None):
+    """Scans a model's weights (`qkov scan`): per-head metrics, labels, composition. Releases the GIL.
+
+    path_or_model  a qkov.Model or a path open_model accepts
+    layers         None (all), a layer, an inclusive (first, last) pair or a range; composition stays within them
+    threads        BLAS threads for this call (1..cores), the caller's count restored afterwards
+    context        offsets 0..context of the RoPE offset profile (default: the model's context, at most 2^20)
+    """
+    first, last = _layer_range(layers)
+    return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context)))
+
+
+class Detection:
+    """Every head's behaviour from the model's forward pass on repeated random sequences (`qkov detect`).
+
+    score(b), spread(b)  ndarray [n_layers, n_heads]: the mean and the sample standard deviation over the
+                         samples of TransformerLens' score b ("previous_token", "duplicate_token", "induction")
+    previous_token, duplicate_token, induction   the means, as properties
+    bos()                ndarray [n_layers, n_heads]: the mean attention on BOS
+    shows(b)             bool ndarray [n_layers, n_heads]: the heads that show behaviour b (behaviours lists them)
+    heads                one row per head (DataFrame or list of dicts): the document's "heads"
+    comparison           the weights-against-behaviour comparison with the scan given (dict), or None
+    to_json()            the document `qkov detect PATH --json` writes, the same text
+    figures(dir)         writes the detection's PNG figures; returns [{file, caption}]
+    """
+
+    def __init__(self, native):
+        self._native = native
+        self._document = None
+
+    @property
+    def model(self):
+        return self._native.model
+
+    def to_json(self):
+        return self._native.to_json()
+
+    @property
+    def document(self):
+        if self._document is None:
+            self._document = json.loads(self.to_json())
+        return self._document
+
+    def score(self, behaviour):
+        """ndarray [n_layers, n_heads]: the mean over the samples of TransformerLens' score ("mul")."""
+        return self._native.score(behaviour)
+
+    def spread(self, behaviour):
+        return self._native.spread(behaviour)
+
+    @property
+    def previous_token(self):
+        return self.score("previous_token")
+
+    @property
+    def duplicate_token(self):
+        return self.score("duplicate_token")
+
+    @property
+    def induction(self):
+        return self.score("induction")
+
+    def bos(self):
+        return self._native.bos()
+
+    def shows(self, behaviour):
+        return self._native.shows(behaviour)
+
+    @property
+    def behaviours(self):
+        return self._native.behaviours
+
+    @property
+    def heads(self):
+        return _table(self.document["heads"])
+
+    @property
+    def comparison(self):
+        return self.document["comparison"]
+
+    def figures(self, directory):
+        return self._native.figures(directory)
+
+    def __repr__(self):
+        return f"<qkov.Detection of {self.model.path}>"
+
+
+def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float32", bos=None, threads=None):
+    """Detects what each head does from the model's forward pass (`qkov detect`). Releases the GIL.
+
+    Sequences [BOS] + r + r of `length` distinct random tokens, `samples` of them, from `seed`.
+    scan: a qkov.Scan of the same model, or the path of a `qkov scan --json` document, to set the
+    weight labels beside the behaviour (the comparison); ValueError when it is of another model.
+    threads: BLAS threads for this call (1..cores), the caller's count restored afterwards.
+    """
+    length, samples = _positive("length", length), _positive("samples", samples)
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"qkov: seed {seed!r}: expected a non-negative integer")
+    if bos is not None and (not isinstance(bos, numbers.Integral) or isinstance(bos, bool) or bos < 0):
+        raise ValueError(f"qkov: bos {bos!r}: expected a token id")
+    scan_file = scan_text = None
+    scan_name = ""
+    if isinstance(scan, Scan):
+        scan_text, scan_name = scan.to_json(), f"qkov.scan of {scan.model.path}"
+    elif scan is not None:
+        scan_file = os.fspath(scan)
+    return Detection(_detect(path_or_model, length, samples, int(seed), bos, dtype, scan_file, scan_text, scan_name,
+                             _positive("threads", threads)))
+
+
+def forward(model, tokens, dtype="float32", patterns=False, on_pattern=None):
+    """The model's forward pass: logits [n, d_vocab] (row = position) in dtype "float32" or "float64".
+
+    model       a qkov.Model or a path open_model accepts
+    patterns    True: return (logits, patterns [n_layers, n_heads, n, n]), row = query, column = key
+    on_pattern  a callable (layer, head, pattern [n, n]) that sees each pattern as it streams past
+    Releases the GIL except while on_pattern runs.
+    """
+    if not isinstance(model, Model):
+        model = open_model(model)
+    return _forward(model, tokens, dtype, bool(patterns), on_pattern)

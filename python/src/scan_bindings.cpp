@@ -1,0 +1,125 @@
+// qkov.scan: the scan of a model's weights (scan/scan_model.hpp), its document as `qkov scan
+// --json` writes it (scan/scan_json.hpp), its composition scores as TransformerLens' arrays and its
+// figures.
+#include "bindings.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include "qkov/model/head_name.hpp"
+#include "qkov/model/model_summary.hpp"
+#include "qkov/scan/scan_facts.hpp"
+#include "qkov/scan/scan_figures.hpp"
+#include "qkov/scan/scan_json.hpp"
+#include "qkov/scan/scan_model.hpp"
+
+namespace qkov::python {
+
+/// A finished scan: what scan_model returned and what its document needs besides.
+struct scan_handle {
+    model_pointer model;
+    scan::scan_result result;
+    std::vector<scan::scan_fact> facts;
+    nlohmann::json summary;
+    std::size_t first_layer = 0, last_layer = 0;
+};
+
+namespace {
+
+std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::optional<std::size_t> first_layer, std::optional<std::size_t> last_layer,
+                                      std::optional<int> threads, std::optional<std::size_t> context)
+{
+    if (context && (*context < 1 || *context > scan::largest_default_context))
+        throw std::invalid_argument("qkov: context: " + std::to_string(*context) + " is out of range, expected an integer in 1.." +
+                                    std::to_string(scan::largest_default_context));
+    const blas_threads_for_call blas(threads);
+    auto out = std::make_shared<scan_handle>();
+    out->model = model_argument(path_or_model);
+    const py::gil_scoped_release release;
+    const auto& m = out->model->model();
+    scan::scan_options options;
+    options.first_layer = first_layer.value_or(0);
+    options.last_layer = last_layer;
+    options.thresholds.context = context.value_or(0);
+    out->result = scan::scan_model(m, options);  // checks the layer range against the model
+    out->facts = scan::model_facts(out->result);
+    out->summary = model::model_summary(m);
+    out->first_layer = options.first_layer;
+    out->last_layer = last_layer.value_or(m.config().layers - 1);
+    return out;
+}
+
+const scan::composition_score* find_pair(const scan_handle& s, std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th)
+{
+    for (const auto& p : s.result.composition)
+        if (p.source_layer == sl && p.source_head == sh && p.target_layer == tl && p.target_head == th) return &p;
+    return nullptr;
+}
+
+} // namespace
+
+void bind_scan(py::module_& m)
+{
+    py::class_<scan_handle, std::shared_ptr<scan_handle>>(m, "_Scan")
+        .def_property_readonly("model", [](const scan_handle& s) { return s.model; })
+        .def_property_readonly("scanned_layers", [](const scan_handle& s) { return py::make_tuple(s.first_layer, s.last_layer); })
+        .def(
+            "to_json", [](const scan_handle& s) { return scan::scan_document_text(s.result, s.facts, s.summary, s.model->path(), s.first_layer, s.last_layer); },
+            "The scan's document (schema qkov.scan/2), the same text `qkov scan PATH --json FILE` writes for the same path and options.")
+        .def(
+            "composition",
+            [](const scan_handle& s, const std::string& kind) {
+                double scan::composition_score::*score = kind == "q" ? &scan::composition_score::q
+                                                         : kind == "k" ? &scan::composition_score::k
+                                                         : kind == "v" ? &scan::composition_score::v
+                                                                       : nullptr;
+                if (score == nullptr) throw std::invalid_argument("qkov: composition kind '" + kind + "': expected 'q', 'k' or 'v'");
+                const auto& c = s.model->model().config();
+                py::array_t<double> out({c.layers, c.heads, c.layers, c.heads});
+                std::fill_n(out.mutable_data(), out.size(), std::numeric_limits<double>::quiet_NaN());
+                auto a = out.mutable_unchecked<4>();
+                for (const auto& p : s.result.composition) a(p.source_layer, p.source_head, p.target_layer, p.target_head) = p.*score;
+                return out;
+            },
+            py::arg("kind"))
+        .def(
+            "t3",
+            [](const scan_handle& s, std::pair<std::size_t, std::size_t> source, std::pair<std::size_t, std::size_t> target) {
+                const auto* p = find_pair(s, source.first, source.second, target.first, target.second);
+                if (p == nullptr)
+                    throw std::invalid_argument("qkov: no composition pair " + model::head_name(source.first, source.second) + " -> " +
+                                                model::head_name(target.first, target.second) +
+                                                ": a pair runs from a scanned layer to a later scanned layer, between heads of the model");
+                return vector_to_numpy(p->t3_singular_values);
+            },
+            py::arg("source"), py::arg("target"))
+        .def_property_readonly("facts",
+                               [](const scan_handle& s) {
+                                   py::list out;
+                                   for (const auto& f : s.facts)
+                                       out.append(py::dict(py::arg("claim") = f.claim, py::arg("statement") = f.statement, py::arg("passed") = f.passed,
+                                                           py::arg("detail") = f.detail));
+                                   return out;
+                               })
+        .def(
+            "figures",
+            [](const scan_handle& s, const py::object& directory) {
+                const std::string dir = py::str(py::module_::import("os").attr("fspath")(directory));
+                std::vector<scan::scan_figure> figures;
+                {
+                    const py::gil_scoped_release release;
+                    figures = scan::write_scan_figures(s.result, dir);
+                }
+                py::list out;
+                for (const auto& f : figures) out.append(py::dict(py::arg("file") = f.file, py::arg("caption") = f.caption));
+                return out;
+            },
+            py::arg("directory"));
+    m.def("_scan", &run_scan, py::arg("path_or_model"), py::arg("first_layer"), py::arg("last_layer"), py::arg("threads"), py::arg("context"));
+}
+
+} // namespace qkov::python

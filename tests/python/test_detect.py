@@ -1,0 +1,76 @@
+"""qkov.detect against `qkov detect --json` on the same model and settings: the same document byte
+for byte, with and without a scan to compare with, and the per-head arrays equal its entries."""
+import json
+
+import numpy as np
+import pytest
+
+import qkov
+from conftest import fixture_model, run_cli, stories_hf
+
+SETTINGS = ["--samples", "2", "--length", "20"]
+
+
+@pytest.mark.parametrize("name,dtype", [("gpt2", "float32"), ("llama", "float64"), ("stories260K", "float32")])
+def test_to_json_is_the_documents_bytes(name, dtype, tmp_path):
+    path = str(stories_hf() if name == "stories260K" else fixture_model(name))
+    run_cli("detect", path, *SETTINGS, "--dtype", dtype, "--json", tmp_path / "detect.json")
+    detection = qkov.detect(path, samples=2, length=20, dtype=dtype)
+    cli_text = (tmp_path / "detect.json").read_text()
+    assert detection.to_json() == cli_text
+    document = json.loads(cli_text)
+    model = detection.model
+    for behaviour in qkov.BEHAVIOURS:
+        scores, spreads = detection.score(behaviour), detection.spread(behaviour)
+        assert scores.shape == spreads.shape == (model.n_layers, model.n_heads)
+        for h in document["heads"]:
+            assert scores[h["layer"], h["head"]] == h[behaviour]
+            assert spreads[h["layer"], h["head"]] == h["spread"][behaviour]
+    np.testing.assert_array_equal(detection.previous_token, detection.score("previous_token"))
+    for h in document["heads"]:
+        assert detection.bos()[h["layer"], h["head"]] == h["bos"]["mean"]
+        for rule in detection.behaviours:
+            assert detection.shows(rule)[h["layer"], h["head"]] == (rule in h["shows"])
+    assert detection.comparison is None
+
+
+def test_the_comparison_with_a_scan_file_and_with_a_scan_object(tmp_path):
+    path = str(stories_hf())
+    scan_file = tmp_path / "scan.json"
+    run_cli("scan", path, "--json", scan_file)
+    run_cli("detect", path, *SETTINGS, "--scan", scan_file, "--json", tmp_path / "detect.json")
+    by_file = qkov.detect(path, samples=2, length=20, scan=str(scan_file))
+    assert by_file.to_json() == (tmp_path / "detect.json").read_text()
+    by_object = qkov.detect(qkov.open_model(path), samples=2, length=20, scan=qkov.scan(path))
+    compared = by_object.comparison
+    assert compared["scan"] == f"qkov.scan of {path}"
+    want = by_file.comparison
+    assert compared["verdicts"] == want["verdicts"] and compared["total"] == want["total"]
+    assert want["heads_compared"] > 0
+
+
+def test_figures(tmp_path):
+    detection = qkov.detect(str(fixture_model("llama")), samples=2, length=20, threads=1)
+    figures = detection.figures(tmp_path / "figures")
+    assert len(figures) >= 3
+    for f in figures:
+        assert (tmp_path / "figures" / f["file"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f["file"]
+
+
+def test_bad_options_and_a_scan_of_another_model_raise_value_error(tmp_path):
+    llama, gpt2 = str(fixture_model("llama")), str(fixture_model("gpt2"))
+    with pytest.raises(ValueError, match="dtype 'float16'"):
+        qkov.detect(llama, dtype="float16")
+    with pytest.raises(ValueError, match="length 0"):
+        qkov.detect(llama, length=0)
+    with pytest.raises(ValueError, match="threads: 100000 is out of range"):
+        qkov.detect(llama, samples=1, threads=100000)
+    with pytest.raises(ValueError, match="201 tokens, but the model has learned positions for 128"):
+        qkov.detect(gpt2, length=100, samples=1)
+    with pytest.raises(ValueError, match="600 distinct random tokens, but the vocabulary has 511 besides BOS"):
+        qkov.detect(llama, length=600, samples=1)
+    with pytest.raises(ValueError, match="the scan is of another model"):
+        qkov.detect(llama, samples=1, scan=qkov.scan(gpt2))
+    (tmp_path / "not.json").write_text("{")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        qkov.detect(llama, samples=1, scan=tmp_path / "not.json")

@@ -1,0 +1,34 @@
+"""The example notebook runs from start to end (jupyter nbconvert --execute) against stories260K."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_dir, stories_hf
+
+
+def test_the_example_notebook_runs(tmp_path):
+    stories_hf()  # skips, with the reason, when the weights are absent
+    pytest.importorskip("nbconvert", reason="jupyter-nbconvert is missing (scripts/install-deps.sh installs it)")
+    pytest.importorskip("ipykernel", reason="python3-ipykernel is missing (scripts/install-deps.sh installs it)")
+    pytest.importorskip("matplotlib", reason="python3-matplotlib is missing (scripts/install-deps.sh installs it)")
+    pytest.importorskip("pandas", reason="python3-pandas is missing (scripts/install-deps.sh installs it)")
+    notebook = Path(os.environ.get("QKOV_SOURCE_DIR", Path(__file__).parents[2])) / "examples" / "python" / "what_does_each_head_do.ipynb"
+    # The kernel draws with matplotlib's inline backend (no display needed); a MPLBACKEND of the
+    # caller's would replace it and leave the figures out of the notebook.
+    environment = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    environment["QKOV_SHARED_DIR"] = str(shared_dir().resolve())
+    # The kernel must be this interpreter (the one the module is built for and that has NumPy).
+    environment["PATH"] = str(Path(sys.executable).parent) + os.pathsep + environment.get("PATH", "")
+    done = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=600",
+                           "--output-dir", str(tmp_path), str(notebook)], capture_output=True, text=True, env=environment)
+    assert done.returncode == 0, done.stderr[-4000:]
+    executed = json.loads((tmp_path / notebook.name).read_text())
+    outputs = [o for cell in executed["cells"] for o in cell.get("outputs", [])]
+    text = "".join("".join(o.get("text", "")) for o in outputs)
+    assert "strongest K-composition" in text and "weight labels confirmed" in text
+    figures = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(figures) == 3, f"{len(figures)} figures drawn, expected the heatmap, the score maps and the scatter"

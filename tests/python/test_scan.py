@@ -1,0 +1,141 @@
+"""qkov.scan against `qkov scan --json` on the same model: the same document byte for byte, and the
+arrays and tables the module derives from the scan agree with that document's entries."""
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import qkov
+from conftest import fixture_model, run_cli, stories_hf
+
+
+def model_path(name):
+    return stories_hf() if name == "stories260K" else fixture_model(name)
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory):
+    """name -> (qkov.Scan, the CLI's document text), computed once per model."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            path = model_path(name)
+            out = tmp_path_factory.mktemp(name) / "scan.json"
+            run_cli("scan", path, "--json", out)
+            cache[name] = (qkov.scan(str(path)), out.read_text())
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", ["gpt2", "gpt_neox", "llama", "stories260K"])
+def test_to_json_is_the_documents_bytes(scans, name):
+    scan, cli_text = scans(name)
+    assert scan.to_json() == cli_text
+
+
+def test_a_layer_range_as_the_clis(tmp_path):
+    path = fixture_model("llama")
+    run_cli("scan", path, "--layers", "1", "--json", tmp_path / "scan.json")
+    scan = qkov.scan(qkov.open_model(str(path)), layers=1)
+    assert scan.scanned_layers == (1, 1)
+    assert scan.to_json() == (tmp_path / "scan.json").read_text()
+    # A shard of layer 1 holds the pairs whose later head is in it: from layer 0 into layer 1 only.
+    q = scan.composition("q")
+    assert not np.isnan(q[0, :, 1, :]).any()
+    q[0, :, 1, :] = np.nan
+    assert np.isnan(q).all()
+
+
+
+def test_a_context_as_the_clis(tmp_path):
+    path = str(fixture_model("llama"))
+    run_cli("scan", path, "--context", "64", "--threads", "1", "--json", tmp_path / "scan.json")
+    scan = qkov.scan(path, context=64, threads=1)
+    assert scan.document["thresholds"]["context"] == 64
+    assert scan.to_json() == (tmp_path / "scan.json").read_text()
+
+
+@pytest.mark.parametrize("name", ["gpt2", "stories260K"])
+def test_composition_arrays_hold_the_documents_entries_and_nan_elsewhere(scans, name):
+    scan, cli_text = scans(name)
+    document = json.loads(cli_text)
+    model = scan.model
+    for kind in "qkv":
+        array = scan.composition(kind)
+        assert array.shape == (model.n_layers, model.n_heads, model.n_layers, model.n_heads)
+        seen = np.zeros(array.shape, dtype=bool)
+        for pair in document["composition"]:
+            index = (*pair["source"], *pair["target"])
+            assert array[index] == pair[kind]
+            seen[index] = True
+        assert np.isnan(array[~seen]).all()
+        assert seen.sum() == len(document["composition"]) > 0
+    for pair in document["composition"]:
+        np.testing.assert_array_equal(scan.t3(pair["source"], pair["target"]), pair["t3_singular_values"])
+    with pytest.raises(ValueError, match="no composition pair 1.0 -> 0.0"):
+        scan.t3((1, 0), (0, 0))
+    with pytest.raises(ValueError, match="composition kind 'x'"):
+        scan.composition("x")
+
+
+def test_heads_facts_and_figures(scans, tmp_path):
+    scan, cli_text = scans("stories260K")
+    document = json.loads(cli_text)
+    heads = scan.heads
+    rows = heads.to_dict("records") if hasattr(heads, "to_dict") else heads
+    assert len(rows) == len(document["heads"]) == scan.model.n_layers * scan.model.n_heads
+    for row, want in zip(rows, document["heads"]):
+        assert (row["layer"], row["head"], list(row["labels"])) == (want["layer"], want["head"], want["labels"])
+        assert row["evidence"] == want["evidence"] and row["undecided"] == want["undecided"]
+    assert scan.facts == document["facts"]
+    figures = scan.figures(tmp_path / "figures")
+    assert figures, "the scan wrote no figure"
+    for f in figures:
+        assert (tmp_path / "figures" / f["file"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f["file"]
+
+
+def test_options_out_of_range_raise_value_error():
+    path = str(fixture_model("gpt2"))
+    with pytest.raises(ValueError, match="layers 0-5 are not within 0-1"):
+        qkov.scan(path, layers=(0, 5))
+    with pytest.raises(ValueError, match="layers"):
+        qkov.scan(path, layers=(1, 0))
+    with pytest.raises(ValueError, match="threads 0"):
+        qkov.scan(path, threads=0)
+    with pytest.raises(ValueError, match="threads: 100000 is out of range"):
+        qkov.scan(path, threads=100000)
+    with pytest.raises(ValueError, match="context 0"):
+        qkov.scan(path, context=0)
+
+
+def test_a_scan_in_a_thread_leaves_the_main_thread_running():
+    """The scan releases the GIL: while it runs in another thread, this thread keeps taking turns.
+    Were the GIL held through the C++ call, this thread would stand still from the scan's start to
+    its end: the longest pause between its turns (and the scan's ends) would be the whole scan."""
+    model = qkov.open_model(str(stories_hf()))
+    done = {}
+
+    def work():
+        done["start"] = time.perf_counter()
+        done["scan"] = qkov.scan(model)
+        done["end"] = time.perf_counter()
+
+    thread = threading.Thread(target=work)
+    ticks = []
+    thread.start()
+    while thread.is_alive():
+        ticks.append(time.perf_counter())
+        sum(range(2000))  # pure-Python work, which needs the GIL
+    thread.join()
+    assert "scan" in done, "the scan in the thread failed"
+    start, end = done["start"], done["end"]
+    seconds = end - start
+    assert seconds > 0.2, f"the scan took {seconds:.3f} s, too short to tell"
+    during = [start] + [t for t in ticks if start < t < end] + [end]
+    longest = float(np.diff(during).max())
+    assert longest < seconds / 2, (
+        f"the main thread ran {len(during) - 2} times during a {seconds:.2f} s scan, longest pause {longest:.2f} s")
