@@ -80,7 +80,7 @@ int scan(const scan_cli_options& o)
     options.thresholds.context = o.context;
     if (o.calibrate != "random") {
         // A sequence and the BOS it is given must fit in the context the model declares.
-        const std::size_t context = c.max_positions == 0 ? 0 : c.max_positions - (c.bos_token_id && c.max_positions > 1 ? 1 : 0);
+        const std::size_t context = io::calibration_context(c.max_positions, c.bos_token_id.has_value());
         options.calibration = io::read_token_id_text(o.calibrate, {.vocabulary = c.vocab_size, .context = context});
         options.calibration_name = o.calibrate;
     }

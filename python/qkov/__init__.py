@@ -128,16 +128,20 @@ class Scan:
         return f"<qkov.Scan of {self.model.path}: layers {first}-{last}>"
 
 
-def scan(path_or_model, layers=None, threads=None, context=None):
+def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None):
     """Scans a model's weights (`qkov scan`): per-head metrics, labels, composition. Releases the GIL.
 
     path_or_model  a qkov.Model or a path open_model accepts
-    layers         None (all), a layer, an inclusive (first, last) pair or a range; composition stays within them
+    layers         None (all), a layer, an inclusive (first, last) pair or a range: their heads and every
+                   composition pair whose later head is in them (a shard; qkov merge-scans joins shards)
     threads        BLAS threads for this call (1..cores), the caller's count restored afterwards
     context        offsets 0..context of the RoPE offset profile (default: the model's context, at most 2^20)
+    calibrate      where mu_l and the tokens' content come from (`qkov scan --calibrate`): None or "random"
+                   (the vocabulary in a seeded random context), a path to a file of token ids (one
+                   sequence per line), or a list of token-id sequences (lists of ints)
     """
     first, last = _layer_range(layers)
-    return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context)))
+    return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate))
 
 
 class Detection:

@@ -22,6 +22,7 @@
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/model/attention_model.hpp"
 #include "qkov/numeric/blas_threads.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 
 namespace qkov::python {
 
@@ -89,8 +90,9 @@ py::array_t<typename Tensor::value_type> vector_to_numpy(const Tensor& t)
     return out;
 }
 
-/// The BLAS thread count for the duration of one call: the caller's count is put back afterwards,
-/// since NumPy in the same process may share the OpenBLAS whose count it is.
+/// The worker and BLAS thread counts for the duration of one call (qkov's --threads): the caller's
+/// counts are put back afterwards, since NumPy in the same process may share the OpenBLAS whose
+/// count it is.
 class blas_threads_for_call {
 public:
     explicit blas_threads_for_call(const std::optional<int>& threads)
@@ -103,16 +105,19 @@ public:
         if (!numeric::set_blas_threads(*threads))
             throw std::invalid_argument("qkov: threads: the BLAS this module is linked with is not OpenBLAS, whose thread count it sets; "
                                         "use that BLAS's own setting (e.g. OMP_NUM_THREADS) instead");
+        workers_before_ = numeric::detail::worker_limit().load();
+        numeric::set_worker_count(static_cast<std::size_t>(*threads));
     }
     ~blas_threads_for_call()
     {
-        if (before_) numeric::set_blas_threads(*before_);
+        if (before_) numeric::set_blas_threads(*before_), numeric::set_worker_count(workers_before_);
     }
     blas_threads_for_call(const blas_threads_for_call&) = delete;
     blas_threads_for_call& operator=(const blas_threads_for_call&) = delete;
 
 private:
     std::optional<int> before_;
+    std::size_t workers_before_ = 0;
 };
 
 void bind_model(py::module_& m);

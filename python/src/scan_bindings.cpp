@@ -10,6 +10,7 @@
 
 #include <pybind11/stl.h>
 
+#include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/model_summary.hpp"
 #include "qkov/scan/scan_facts.hpp"
@@ -31,7 +32,7 @@ struct scan_handle {
 namespace {
 
 std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::optional<std::size_t> first_layer, std::optional<std::size_t> last_layer,
-                                      std::optional<int> threads, std::optional<std::size_t> context)
+                                      std::optional<int> threads, std::optional<std::size_t> context, const py::object& calibrate)
 {
     if (context && (*context < 1 || *context > scan::largest_default_context))
         throw std::invalid_argument("qkov: context: " + std::to_string(*context) + " is out of range, expected an integer in 1.." +
@@ -39,9 +40,23 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
     const blas_threads_for_call blas(threads);
     auto out = std::make_shared<scan_handle>();
     out->model = model_argument(path_or_model);
-    const py::gil_scoped_release release;
     const auto& m = out->model->model();
     scan::scan_options options;
+    // calibrate: None or "random" (the vocabulary in a seeded random context), a path to a file of
+    // token ids (qkov scan --calibrate FILE), or sequences of token ids.
+    if (!calibrate.is_none() && !(py::isinstance<py::str>(calibrate) && calibrate.cast<std::string>() == "random")) {
+        const io::token_id_limits limits{.vocabulary = m.config().vocab_size,
+                                         .context = io::calibration_context(m.config().max_positions, m.config().bos_token_id.has_value())};
+        if (py::isinstance<py::str>(calibrate) || py::hasattr(calibrate, "__fspath__")) {
+            options.calibration_name = py::str(py::module_::import("os").attr("fspath")(calibrate)).cast<std::string>();
+            options.calibration = io::read_token_id_text(options.calibration_name, limits);
+        } else {
+            options.calibration = calibrate.cast<std::vector<std::vector<std::size_t>>>();
+            io::check_token_sequences(options.calibration, limits);
+            options.calibration_name = "(" + std::to_string(options.calibration.size()) + " sequences given in Python)";
+        }
+    }
+    const py::gil_scoped_release release;
     options.first_layer = first_layer.value_or(0);
     options.last_layer = last_layer;
     options.thresholds.context = context.value_or(0);
@@ -119,7 +134,8 @@ void bind_scan(py::module_& m)
                 return out;
             },
             py::arg("directory"));
-    m.def("_scan", &run_scan, py::arg("path_or_model"), py::arg("first_layer"), py::arg("last_layer"), py::arg("threads"), py::arg("context"));
+    m.def("_scan", &run_scan, py::arg("path_or_model"), py::arg("first_layer"), py::arg("last_layer"), py::arg("threads"), py::arg("context"),
+          py::arg("calibrate"));
 }
 
 } // namespace qkov::python

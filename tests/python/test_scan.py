@@ -98,6 +98,29 @@ def test_heads_facts_and_figures(scans, tmp_path):
         assert (tmp_path / "figures" / f["file"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f["file"]
 
 
+def test_a_calibration_as_the_clis(tmp_path):
+    """calibrate= takes the CLI's file of token ids, or the same sequences as lists, and gives the
+    CLI's document (the lists' evidence names them instead of the file)."""
+    path = str(fixture_model("llama"))
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# two sequences\n5 17 23 99 4\n6 7 8 9 10 11\n")
+    run_cli("scan", path, "--calibrate", ids, "--json", tmp_path / "scan.json")
+    from_file = qkov.scan(path, calibrate=ids)
+    assert from_file.to_json() == (tmp_path / "scan.json").read_text()
+    from_lists = qkov.scan(path, calibrate=[[5, 17, 23, 99, 4], [6, 7, 8, 9, 10, 11]])
+    assert "11 positions" in from_lists.document["proxy"]["input"]
+    for a, b in zip(from_file.document["heads"], from_lists.document["heads"]):
+        assert a["mean_field"] == b["mean_field"]
+    assert from_lists.document["heads"] != qkov.scan(path).document["heads"]
+    with pytest.raises(ValueError, match="calibration sequence 1: token id 512 is not below the vocabulary size 512"):
+        qkov.scan(path, calibrate=[[1, 2], [512]])
+    with pytest.raises(ValueError, match="calibration sequence 0: empty"):
+        qkov.scan(path, calibrate=[[]])
+    ids.write_text("1 2 x\n")
+    with pytest.raises(ValueError, match="line 1: 'x' is not a digit"):
+        qkov.scan(path, calibrate=ids)
+
+
 def test_options_out_of_range_raise_value_error():
     path = str(fixture_model("gpt2"))
     with pytest.raises(ValueError, match="layers 0-5 are not within 0-1"):

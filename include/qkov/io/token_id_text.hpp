@@ -16,9 +16,10 @@
 
 namespace qkov::io {
 
-/// A token-id text that breaks a rule; the message names the file, the line and the rule.
-struct token_id_text_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
+/// A token-id text that breaks a rule; the message names the file, the line and the rule (a bad
+/// argument of the user's: Python raises it as ValueError).
+struct token_id_text_error : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
 };
 
 struct token_id_limits {
@@ -79,6 +80,33 @@ inline std::vector<std::vector<std::size_t>> parse_token_id_text(std::string_vie
     }
     if (sequences.empty()) fail(0, "no token ids (one sequence per line, decimal ids separated by spaces)");
     return sequences;
+}
+
+/// Token sequences given in memory (a Python list), held to the rules the text is: each sequence
+/// non-empty, within the context, every id below the vocabulary, at most most_tokens ids in all.
+inline void check_token_sequences(const std::vector<std::vector<std::size_t>>& sequences, const token_id_limits& limits)
+{
+    const auto fail = [](std::size_t s, const std::string& what) {
+        throw token_id_text_error("qkov: calibration sequence " + std::to_string(s) + ": " + what);
+    };
+    if (sequences.empty()) throw token_id_text_error("qkov: no calibration sequences");
+    std::size_t total = 0;
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+        const auto& ids = sequences[s];
+        if (ids.empty()) fail(s, "empty");
+        if (limits.context && ids.size() > limits.context)
+            fail(s, std::to_string(ids.size()) + " tokens, more than the model's context of " + std::to_string(limits.context));
+        for (const std::size_t id : ids)
+            if (id >= limits.vocabulary) fail(s, "token id " + std::to_string(id) + " is not below the vocabulary size " + std::to_string(limits.vocabulary));
+        if ((total += ids.size()) > limits.most_tokens) fail(s, "more than " + std::to_string(limits.most_tokens) + " token ids in all");
+    }
+}
+
+/// The longest sequence a model takes once BOS is put first: its declared context, less BOS's
+/// position where it has one (0: the model declares none).
+inline std::size_t calibration_context(std::size_t max_positions, bool has_bos)
+{
+    return max_positions == 0 ? 0 : max_positions - (has_bos && max_positions > 1 ? 1 : 0);
 }
 
 /// The sequences of the file at `path`.
