@@ -100,6 +100,10 @@ struct composition_score {
 /// ||W_A W_B||_F / (||W_A||_F ||W_B||_F), 0 when either circuit is zero.
 inline double ratio(double product_norm, double a, double b) { return a == 0 || b == 0 ? 0.0 : product_norm / (a * b); }
 
+/// The narrowest product compose() makes: a block of source heads at least this many columns wide
+/// (all of a layer's heads when they are fewer).
+inline constexpr std::size_t composition_block_columns = 256;
+
 /// Every (source head in `earlier`, target head in `later`) pair, appended to `out`.
 inline void compose(const layer_composition_factors& earlier, const layer_composition_factors& later, std::vector<composition_score>& out)
 {
@@ -108,31 +112,40 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
         throw std::invalid_argument("qkov: composition between layers of different widths");
     const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads, D = later.reads.shape()[1];
     const auto norm = [&](const double* b) { return frobenius(std::span<const double>(b, d * d)); };
-    // The sources are independent: one block each on the --threads workers (parallel_blocks.hpp),
-    // BLAS on each worker's own thread. A source's block makes its own d columns of the layer
-    // pair's product, so the product's split, and with it every bit of the result, is the same
-    // for any thread count (OpenBLAS's own threads split a product by their number, and 3 of them
-    // changed T3's last bits against 1); and only 3 Ht d x d of it is held per worker, not the
-    // whole 3 Ht d x Hs d. Each block writes its own Ht pairs, in the order a loop would.
+    // The sources are independent: blocks of them on the --threads workers (parallel_blocks.hpp),
+    // BLAS on each worker's own thread. A block makes its sources' columns of the layer pair's
+    // product in one call, at least composition_block_columns wide: narrower products spend much
+    // of their time packing the 3 Ht d x D operand, which every call packs again (with one source
+    // of GPT-2's d = 64 per call, a fifth of the scan). The blocks are fixed by the model, so the
+    // product's split, and with it every bit of the result, is the same for any thread count
+    // (OpenBLAS's own threads split a product by their number, and 3 of them changed T3's last
+    // bits against 1); only 3 Ht d x (block width) of it is held per worker. Each block writes its
+    // own pairs, in the order a loop would.
     const std::size_t base = out.size();
     out.resize(base + Hs * Ht);
-    numeric::for_each_block(Hs, [&](std::size_t s) {
-        matrix products = xt::empty<double>({3 * Ht * d, d});  // later.reads times source s's W_o
-        multiply_into(3 * Ht * d, d, D, later.reads.data(), D, false, earlier.writes.data() + s * d, Hs * d, false, products.data(), d);
-        matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d});
-        // Every d x d block times R_v1^T, into contiguous d x d blocks.
-        multiply_into(3 * Ht * d, d, d, products.data(), d, false, earlier.r_v[s].data(), d, true, cores.data(), d);
-        const auto core = [&](std::size_t mode, std::size_t t) { return cores.data() + (mode * Ht + t) * d * d; };
+    const std::size_t group = std::min(Hs, std::max<std::size_t>(1, (composition_block_columns + d - 1) / d));
+    numeric::for_each_block((Hs + group - 1) / group, [&](std::size_t g) {
+        const std::size_t first = g * group, width = std::min(group, Hs - first) * d;
+        matrix products = xt::empty<double>({3 * Ht * d, width});  // later.reads times the block's W_o columns
+        multiply_into(3 * Ht * d, width, D, later.reads.data(), D, false, earlier.writes.data() + first * d, Hs * d, false, products.data(), width);
+        matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d}), value_block = xt::empty<double>({d, d});
         square_singular_values t3(d);
-        for (std::size_t t = 0; t < Ht; ++t) {
-            composition_score& c = out[base + s * Ht + t];
-            c.source_layer = earlier.layer, c.source_head = s, c.target_layer = later.layer, c.target_head = t;
-            const double ov_s = earlier.ov_norm[s];
-            c.q = ratio(norm(core(0, t)), ov_s, later.qk_norm[t]);
-            c.k = ratio(norm(core(1, t)), ov_s, later.qk_norm[t]);
-            multiply_into(d, d, d, later.r_o[t].data(), d, false, core(2, t), d, false, v_core.data(), d);
-            c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
-            c.t3_singular_values = t3(products.data() + (2 * Ht + t) * d * d, d);
+        for (std::size_t s = first; s * d < first * d + width; ++s) {
+            const double* columns = products.data() + (s - first) * d;  // source s's d columns, row stride `width`
+            // Every d x d block times R_v1^T, into contiguous d x d blocks.
+            multiply_into(3 * Ht * d, d, d, columns, width, false, earlier.r_v[s].data(), d, true, cores.data(), d);
+            const auto core = [&](std::size_t mode, std::size_t t) { return cores.data() + (mode * Ht + t) * d * d; };
+            for (std::size_t t = 0; t < Ht; ++t) {
+                composition_score& c = out[base + s * Ht + t];
+                c.source_layer = earlier.layer, c.source_head = s, c.target_layer = later.layer, c.target_head = t;
+                const double ov_s = earlier.ov_norm[s];
+                c.q = ratio(norm(core(0, t)), ov_s, later.qk_norm[t]);
+                c.k = ratio(norm(core(1, t)), ov_s, later.qk_norm[t]);
+                multiply_into(d, d, d, later.r_o[t].data(), d, false, core(2, t), d, false, v_core.data(), d);
+                c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
+                for (std::size_t r = 0; r < d; ++r) std::copy_n(columns + ((2 * Ht + t) * d + r) * width, d, value_block.data() + r * d);
+                c.t3_singular_values = t3(value_block.data(), d);
+            }
         }
     });
 }
