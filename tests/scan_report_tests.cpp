@@ -192,13 +192,13 @@ BOOST_AUTO_TEST_CASE(figures_are_png_files_and_those_without_data_are_left_out)
         BOOST_TEST(is_png(dir / f.file), f.file);
     }
     // No copying score anywhere: no copying figure; every other metric and the four composition maps.
-    // No learned positions, no labels: no per-head figure either.
+    // No prediction (no mean field), no labels: no per-head figure either.
     BOOST_TEST(files == (std::vector<std::string>{"cond_q.png", "cond_k.png", "qk_top_singular_value.png", "ov_top_singular_value.png",
                                                   "ov_identity_distance.png", "one_direction_q.png", "one_direction_k.png",
                                                   "composition_strongest.png", "composition_q.png", "composition_k.png", "composition_v.png"}),
                boost::test_tools::per_element());
     BOOST_TEST(!fs::exists(dir / "copying_score.png"));
-    BOOST_TEST(!fs::exists(dir / "learned_position_share.png"));
+    BOOST_TEST(!fs::exists(dir / "predicted_previous_token.png"));
 
     auto one_layer = two_layer_scan(true);
     one_layer.heads.resize(2);

@@ -302,31 +302,6 @@ BOOST_AUTO_TEST_CASE(constant_reading_and_top_share)
     BOOST_TEST(std::abs(dir(3)) == 1.0, boost::test_tools::tolerance(1e-14));
 }
 
-BOOST_AUTO_TEST_CASE(learned_positions_previous_token_circuit)
-{
-    // Inputs x_n = (cos n w, sin n w, 0, ...), W_k reads them as they are and W_q turns them back by
-    // w, both scaled by a: q_m . k_n = a^2 cos((m - n - 1) w), largest at n = m - 1 for every m >= 1.
-    constexpr std::size_t N = 64;
-    const double w = 0.09, a = 60;  // one turn takes 70 > N positions, so offset 1 has no rival
-    model::matrix x = xt::zeros<double>({N, D});
-    for (std::size_t n = 0; n < N; ++n) x(n, 0) = std::cos(static_cast<double>(n) * w), x(n, 1) = std::sin(static_cast<double>(n) * w);
-    model::head_weights h;
-    h.w_q = xt::zeros<double>({d, D}), h.w_k = xt::zeros<double>({d, D});
-    h.w_k(0, 0) = a, h.w_k(1, 1) = a;
-    h.w_q(0, 0) = a * std::cos(w), h.w_q(0, 1) = a * std::sin(w);
-    h.w_q(1, 0) = -a * std::sin(w), h.w_q(1, 1) = a * std::cos(w);
-    const auto p = learned_position_preference(h, x);
-    BOOST_TEST(p.offset == 1u);
-    BOOST_TEST(p.queries == N - 1);
-    BOOST_TEST(p.query_share == 1.0);
-    // The weight at offset 1, from the closed form for one query: softmax over cos((m - n - 1) w) a^2 / 4.
-    double total = 0;
-    const std::size_t m = N - 1;
-    for (std::size_t n = 0; n <= m; ++n) total += std::exp((std::cos((static_cast<double>(m) - n - 1) * w) - 1) * a * a / 4);
-    BOOST_TEST(p.mean_weight > 0.5);
-    BOOST_TEST(p.mean_weight >= 1 / total - 1e-12);  // later queries have more keys, so the mean is at least the last one's
-}
-
 BOOST_AUTO_TEST_CASE(the_seed_head_model_is_scanned_as_its_construction_says)
 {
     const auto dir = write_seed_head_model(std::filesystem::temp_directory_path() / "qkov-seed-head-model-test");

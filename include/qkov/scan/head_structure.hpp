@@ -22,7 +22,6 @@
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"
 #include "qkov/scan/checked_svd.hpp"
-#include "qkov/scan/learned_positions.hpp"
 #include "qkov/scan/thin_qr.hpp"
 
 namespace qkov::scan {
@@ -87,7 +86,6 @@ struct head_structure {
     std::optional<reading_constancy> reading_q, reading_k;  ///< with the token embedding only
     std::optional<rope_structure> rope;
     std::optional<offset_profile> profile;  ///< RoPE heads with a reading to profile
-    std::optional<position_preference> learned_positions;  ///< models with a learned position embedding
 };
 
 /// sigma_1^2 / sum sigma_i^2 (0 for a zero matrix).

@@ -83,7 +83,6 @@ inline nlohmann::json structure_json(const head_metrics& h)
                         {"copying_score", optional_number(h.copying_score)},
                         {"centred_copying_score", optional_number(h.centred_copying_score)},
                         {"rope", nullptr},
-                        {"learned_positions", nullptr},
                         {"offset_profile", nullptr}};
     if (s.rope) {
         nlohmann::json pairs = nlohmann::json::array();
@@ -94,13 +93,6 @@ inline nlohmann::json structure_json(const head_metrics& h)
                      {"slow_share", s.rope->slow_share},  {"slow_baseline", s.rope->slow_baseline},     {"unrotated_share", s.rope->unrotated_share},
                      {"pairs", std::move(pairs)}};
     }
-    if (const auto& p = s.learned_positions)
-        e["learned_positions"] = {{"offset", p->offset},
-                                  {"query_share", p->query_share},
-                                  {"mean_weight", p->mean_weight},
-                                  {"queries", p->queries},
-                                  {"input", p->with_tokens ? "position embedding + mean token embedding, through the layer's norm"
-                                                           : "position embedding alone (no token embedding in the file), through the layer's norm"}};
     if (s.profile) {
         const auto& p = *s.profile;
         nlohmann::json certificate = nullptr;

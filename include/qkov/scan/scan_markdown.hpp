@@ -91,11 +91,6 @@ inline std::string label_evidence(const head_metrics& h)
             s += c.undecided_offsets ? report::format(" (%zu offsets undecided)\n", c.undecided_offsets) : std::string("\n");
         }
     }
-    if (st.learned_positions) {
-        const auto& p = *st.learned_positions;
-        s += report::format("- learned positions: offset %zu is the best key for %.1f%% of %zu queries, mean weight %.3f\n", p.offset, 100 * p.query_share,
-                            p.queries, p.mean_weight);
-    }
     if (st.rope) {
         std::size_t slow = 0;
         for (const auto& p : st.rope->pairs) slow += p.slow ? 1 : 0;

@@ -83,12 +83,8 @@ inline reading_constancy constancy(const matrix& x, const vector& u)
 /// Position and content structure of a head (docs/SCAN-LABELS.md). `normed` is the sampled
 /// embedding through the layer's norm and `constant` its mean row (both empty without an embedding).
 inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const matrix& normed,
-                          const vector& constant, const matrix& normed_positions, bool positions_with_tokens, const scan_options& options, head_metrics& m)
+                          const vector& constant, const scan_options& options, head_metrics& m)
 {
-    if (normed_positions.size() != 0) {
-        m.structure.learned_positions = learned_position_preference(h, normed_positions);
-        m.structure.learned_positions->with_tokens = positions_with_tokens;
-    }
     const auto& t = options.thresholds;
     auto& s = m.structure;
     const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
@@ -223,18 +219,6 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     scan_result result;
     auto [tokens, sample, vocabulary] = read_token_side(m, options.token_sample);
     if (sample.size() != 0) result.tokens_sampled = sample.shape()[0], result.vocabulary = vocabulary;
-    // Learned positions: p_n (+ the mean token embedding when there is one), n < min(rows, context).
-    matrix positions;
-    if (auto p = m.position_embedding()) {
-        const std::size_t n = std::min(p->shape()[0], options.thresholds.context);
-        positions = xt::view(*p, xt::range(0, n), xt::all());
-        if (sample.size() != 0) {
-            // Evaluated once: broadcast lazily, the mean over the sampled rows would be recomputed
-            // for every one of the N x D entries (N x D x 8192 operations).
-            const vector mean_token = xt::mean(sample, {0});
-            positions += xt::view(mean_token, xt::newaxis(), xt::all());
-        }
-    }
     result.copying_available = tokens.has_value();
     const model_evidence evidence = read_model_evidence(m, options);
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
@@ -253,13 +237,12 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         const std::size_t H = lw.heads.size();
         std::vector<head_factors> factors(H);
         std::vector<head_metrics> metrics(H);
-        matrix normed, normed_positions;
+        matrix normed;
         vector constant;
         if (sample.size() != 0) {
             normed = through_norm(lw.norm, sample);
             constant = xt::mean(normed, {0});
         }
-        if (positions.size() != 0) normed_positions = through_norm(lw.norm, positions);
         // The heads are independent: one block each, on --threads workers with BLAS on each
         // worker's own thread (parallel_blocks.hpp), so a head's numbers do not depend on the
         // thread count. A failure is kept per head and the first head's rethrown, as in order.
@@ -274,7 +257,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                     metrics[i].copying_score = scores.plain;
                     metrics[i].centred_copying_score = scores.centred;
                 }
-                describe_head(h, factors[i], m.config(), normed, constant, normed_positions, sample.size() != 0, options, metrics[i]);
+                describe_head(h, factors[i], m.config(), normed, constant, options, metrics[i]);
                 label_head_from_evidence(h, lw, m.config(), evidence, options, metrics[i]);
             } catch (...) {
                 failures[i] = std::current_exception();
