@@ -165,6 +165,9 @@ int run(const report_options& o)
     std::vector<fs::path> scan_files;
     std::string scan_index, detect_index, skipped;
     scan_cli_options seed;
+    // The report's own copy of the seed-head model: an earlier report's is replaced (scan writes
+    // a model only into a new or empty directory, so a second run would stop there).
+    fs::remove_all(o.out_dir / "scans" / "seed-head-model");
     seed.seed_head_model = (o.out_dir / "scans" / "seed-head-model").string();
     const int seed_status = scan_into(o.out_dir, "seed-heads", seed);
     failed_parts += seed_status == 0 ? 0 : 1;
