@@ -125,6 +125,17 @@ public:
         return {};
     }
 
+    /// D x Hd: layer l's output projection, every head's W_o side by side (head h in columns
+    /// h d .. h d + d - 1), read alone: what a layer writes into the residual stream, for the scan's
+    /// composition with later layers, which reads it again for each pair instead of holding it.
+    [[nodiscard]] matrix layer_output(std::size_t l) const
+    {
+        if (l >= config_.layers) throw std::out_of_range("qkov: layer " + std::to_string(l) + " of a model with " + std::to_string(config_.layers));
+        const std::size_t D = config_.hidden_size, Hd = config_.heads * config_.head_dim;
+        if (layout().conv1d) return block(shaped(need(l, layout().attention_output), Hd, D), 0, Hd, 0, D, true);  // Conv1D [in = Hd, out = D]
+        return block(shaped(need(l, layout().attention_output), D, Hd), 0, D, 0, Hd);
+    }
+
     /// A model-wide tensor under the first of the names found (with or without the family's
     /// prefix), or nullptr: how the forward pass finds what the head model does not read.
     [[nodiscard]] const io::tensor_view* global_tensor(std::initializer_list<const char*> names) const { return find_global(names); }

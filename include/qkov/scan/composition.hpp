@@ -29,11 +29,14 @@
 
 namespace qkov::scan {
 
-/// One layer's side of the composition products: about 4 D x D doubles, what is kept per layer.
+/// One layer's side of the composition products. Kept per layer once the layer is scanned: the
+/// d x d Rs and the norms only; `reads` (3Hd x D) lives while the layer is the later one of its
+/// pairs, and `writes` (D x Hd) is read from the file for each pair it is the earlier layer of
+/// (attention_model::layer_output), so a scan holds one layer and a D x D, not every layer's W_o.
 struct layer_composition_factors {
     std::size_t layer = 0, heads = 0, d = 0;
     matrix reads;              ///< 3Hd x D: per mode (Q, K, raw W_v) the heads' d x D blocks; empty once only written to
-    matrix writes;             ///< D x Hd: the heads' W_o side by side
+    matrix writes;             ///< D x Hd: the heads' W_o side by side; empty between the pairs that need it
     std::vector<matrix> r_v, r_o;          ///< per head, R of W_v^T and of W_o (d x d)
     std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
 };

@@ -228,7 +228,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
     // repeated (scan_merge.hpp joins them).
     std::vector<layer_composition_factors> earlier;
-    for (std::size_t l = 0; l < options.first_layer; ++l) earlier.push_back(written_factors(m.layer(l).heads));
+    for (std::size_t l = 0; l < options.first_layer; ++l) {
+        earlier.push_back(written_factors(m.layer(l).heads));
+        earlier.back().writes = matrix();  // read again for each pair (layer_composition_factors)
+    }
     using clock = std::chrono::steady_clock;
     const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     for (std::size_t l = options.first_layer; l <= last; ++l) {
@@ -268,9 +271,13 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         auto mine = composition_factors(lw.heads, factors, metrics);
         layer_timing timing{l, seconds_since(layer_start), 0.0};
         const auto composition_start = clock::now();
-        for (const auto& e : earlier) compose(e, mine, result.composition);
+        for (auto& e : earlier) {
+            e.writes = m.layer_output(e.layer);  // the same values layer() gave: the same bits
+            compose(e, mine, result.composition);
+            e.writes = matrix();
+        }
         timing.composition_seconds = seconds_since(composition_start);
-        mine.reads = matrix();  // later layers need only what this one writes
+        mine.reads = matrix(), mine.writes = matrix();  // later layers read what this one writes from the file
         earlier.push_back(std::move(mine));
         if (options.on_layer) options.on_layer(l, metrics, timing);
         result.heads.insert(result.heads.end(), metrics.begin(), metrics.end());
