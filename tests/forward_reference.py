@@ -18,6 +18,7 @@ COLUMNS = list(range(0, 512, 97))
 
 
 def read_safetensors(path):
+    """Every tensor of a .safetensors file as float64 arrays, read with numpy and json only."""
     with open(path, "rb") as f:
         raw = f.read()
     n = struct.unpack("<Q", raw[:8])[0]
@@ -28,8 +29,12 @@ def read_safetensors(path):
         if name == "__metadata__":
             continue
         begin, end = t["data_offsets"]
-        dtype = {"F32": np.float32}[t["dtype"]]
-        out[name] = np.frombuffer(data[begin:end], dtype=dtype).reshape(t["shape"]).astype(np.float64)
+        chunk = data[begin:end]
+        if t["dtype"] == "BF16":  # the upper half of a float32
+            values = (np.frombuffer(chunk, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            values = np.frombuffer(chunk, dtype={"F32": "<f4", "F64": "<f8", "F16": "<f2"}[t["dtype"]])
+        out[name] = values.astype(np.float64).reshape(t["shape"])
     return out
 
 

@@ -1,12 +1,10 @@
 """What the Python tests share: where the model files and the qkov tool are, a direct reader of
-safetensors files (numpy + json, independent of qkov), and the CLI run as a subprocess."""
-import json
+safetensors files (forward_reference.py's: numpy + json, independent of qkov), and the CLI run as a subprocess."""
+import importlib.util
 import os
-import struct
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 
@@ -44,24 +42,13 @@ def run_cli(*args):
     return done
 
 
-def read_safetensors(path):
-    """Every tensor of a .safetensors file as float64 numpy arrays, read with numpy and json only."""
-    raw = Path(path).read_bytes()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    data = raw[8 + n:]
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = t["data_offsets"]
-        chunk = data[begin:end]
-        if t["dtype"] == "BF16":  # the upper half of a float32
-            values = (np.frombuffer(chunk, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
-        else:
-            values = np.frombuffer(chunk, dtype={"F32": "<f4", "F64": "<f8", "F16": "<f2"}[t["dtype"]])
-        out[name] = values.astype(np.float64).reshape(t["shape"])
-    return out
+# The independent numpy forward pass the C++ forward test holds qkov to; its safetensors reader
+# (numpy + json only) is the one these tests read files with.
+_spec = importlib.util.spec_from_file_location(
+    "forward_reference", Path(os.environ.get("QKOV_SOURCE_DIR", Path(__file__).parents[2])) / "tests" / "forward_reference.py")
+reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reference)
+read_safetensors = reference.read_safetensors
 
 
 def tensor(tensors, *names):

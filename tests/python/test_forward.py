@@ -1,19 +1,12 @@
 """qkov.forward against the independent float64 numpy forward pass of tests/forward_reference.py
 (the reference tests/forward_tests.cpp holds the C++ pass to), and its patterns."""
-import importlib.util
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import qkov
-from conftest import fixture_model, read_safetensors, shared_or_skip
-
-spec = importlib.util.spec_from_file_location("forward_reference", Path(os.environ.get("QKOV_SOURCE_DIR", Path(__file__).parents[2])) / "tests" / "forward_reference.py")
-reference = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(reference)
+from conftest import fixture_model, read_safetensors, reference, shared_or_skip
 
 
 @pytest.mark.parametrize("name", ["gpt2", "gpt_neox", "llama"])
