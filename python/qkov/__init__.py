@@ -63,7 +63,30 @@ def _positive(name, value):
     return int(value)
 
 
-class Scan:
+class _Document:
+    """What a scan and a detection share: the native result, its model, and its JSON document
+    (written by the library, the same text the command-line tool writes), parsed once on demand."""
+
+    def __init__(self, native):
+        self._native = native
+        self._document = None
+
+    @property
+    def model(self):
+        return self._native.model
+
+    def to_json(self):
+        return self._native.to_json()
+
+    @property
+    def document(self):
+        """The document as Python objects (json.loads of to_json())."""
+        if self._document is None:
+            self._document = json.loads(self.to_json())
+        return self._document
+
+
+class Scan(_Document):
     """The scan of a model's weights (`qkov scan`), float64.
 
     heads            one row per scanned head with every metric, its labels, what is undecided and the
@@ -79,28 +102,10 @@ class Scan:
     figures(dir)     writes the scan's PNG figures; returns [{file, caption}]
     """
 
-    def __init__(self, native):
-        self._native = native
-        self._document = None
-
-    @property
-    def model(self):
-        return self._native.model
-
     @property
     def scanned_layers(self):
         """(first, last), inclusive."""
         return self._native.scanned_layers
-
-    def to_json(self):
-        return self._native.to_json()
-
-    @property
-    def document(self):
-        """The document as Python objects (json.loads of to_json())."""
-        if self._document is None:
-            self._document = json.loads(self.to_json())
-        return self._document
 
     @property
     def heads(self):
@@ -144,7 +149,7 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None)
     return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate))
 
 
-class Detection:
+class Detection(_Document):
     """Every head's behaviour from the model's forward pass on repeated random sequences (`qkov detect`).
 
     score(b), spread(b)  ndarray [n_layers, n_heads]: the mean and the sample standard deviation over the
@@ -157,23 +162,6 @@ class Detection:
     to_json()            the document `qkov detect PATH --json` writes, the same text
     figures(dir)         writes the detection's PNG figures; returns [{file, caption}]
     """
-
-    def __init__(self, native):
-        self._native = native
-        self._document = None
-
-    @property
-    def model(self):
-        return self._native.model
-
-    def to_json(self):
-        return self._native.to_json()
-
-    @property
-    def document(self):
-        if self._document is None:
-            self._document = json.loads(self.to_json())
-        return self._document
 
     def score(self, behaviour):
         """ndarray [n_layers, n_heads]: the mean over the samples of TransformerLens' score ("mul")."""
