@@ -105,7 +105,7 @@ public:
         if (!numeric::set_blas_threads(*threads))
             throw std::invalid_argument("qkov: threads: the BLAS this module is linked with is not OpenBLAS, whose thread count it sets; "
                                         "use that BLAS's own setting (e.g. OMP_NUM_THREADS) instead");
-        workers_before_ = numeric::detail::worker_limit().load();
+        workers_before_ = numeric::worker_count_setting();
         numeric::set_worker_count(static_cast<std::size_t>(*threads));
     }
     ~blas_threads_for_call()

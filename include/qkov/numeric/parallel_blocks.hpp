@@ -44,6 +44,8 @@ inline std::size_t worker_count()
 
 /// Caps the threads of every following for_each_block at `threads` (0: the hardware's again).
 inline void set_worker_count(std::size_t threads) { detail::worker_limit() = threads; }
+/// The cap set_worker_count last set (0: none), for a caller that puts it back afterwards.
+inline std::size_t worker_count_setting() { return detail::worker_limit().load(); }
 
 /// Calls work(b) once for every b < blocks, on up to worker_count() threads (the calling thread is
 /// one of them; it alone inside another block). The first exception thrown by a block is rethrown
