@@ -192,6 +192,44 @@ BOOST_AUTO_TEST_CASE(tied_unembedding_is_not_copied)
     BOOST_TEST(untied.weights().output_embedding() != untied.weights().embedding);  // llama's lm_head differs from its embedding
 }
 
+// A streamed pass (one layer held, the (un)embedding read in blocks) computes what the resident
+// one does, to the bit: logits, a head read into logits, and several sequences run one layer at a
+// time, each as if run alone.
+BOOST_AUTO_TEST_CASE(streamed_weights_give_the_resident_pass_to_the_bit)
+{
+    for (const char* family : {"gpt2", "gpt_neox", "llama"})
+        BOOST_TEST_CONTEXT(family)
+        {
+            const auto dir = test::shared_dir_or_skip(std::string("fixtures/models/") + family);
+            if (dir.empty()) return;
+            const auto model = model::open_model(dir);
+            const forward::decoder<double> resident(model), streamed(model, forward::weight_residence::streamed);
+            BOOST_TEST(streamed.weights().blocks.empty());  // nothing of the layers is held
+            BOOST_TEST(streamed.weights().embedding.size() == 0u);
+            const std::vector<forward::token_id> a{1, 5, 3, 7, 2}, b{4, 4, 0};
+            BOOST_TEST((resident.logits(a) == streamed.logits(a)));
+            BOOST_TEST((resident.embed(b) == streamed.embed(b)));
+            const std::size_t last = model.config().layers - 1;
+            BOOST_TEST((resident.head_unembedding(last, 1) == streamed.head_unembedding(last, 1)));
+            // Layer-major over two sequences: each sequence's normed inputs and output as alone.
+            std::map<std::pair<std::size_t, std::size_t>, numeric::tensor2<double>> seen;
+            const auto together = streamed.residual_streams_of({streamed.embed(a), streamed.embed(b)},
+                                                               [&](std::size_t l, std::size_t i, const numeric::tensor2<double>& normed) { seen[{l, i}] = normed; });
+            BOOST_REQUIRE(together.size() == 2u);
+            BOOST_TEST(seen.size() == 2 * model.config().layers);
+            std::size_t i = 0;
+            for (const auto* tokens : {&a, &b}) {
+                std::size_t matching = 0;
+                const auto alone = resident.residual_stream_of(resident.embed(*tokens), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
+                    matching += seen.at({l, i}) == normed ? 1 : 0;
+                });
+                BOOST_TEST((alone == together[i]));
+                BOOST_TEST(matching == model.config().layers);
+                ++i;
+            }
+        }
+}
+
 BOOST_AUTO_TEST_CASE(stories260k_decodes_the_published_text_from_each_file)
 {
     for (const char* file : {"hf", "stories260K.gguf", "stories260K.bin"}) {

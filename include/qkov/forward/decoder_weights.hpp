@@ -57,15 +57,25 @@ struct block_params {
     mlp_params<T> mlp;
 };
 
+/// Where the pass keeps its weights. resident: every layer, the embedding and the unembedding
+/// converted once (the fastest for repeated runs of a model that fits). streamed: only the norms
+/// and the position table are held; each layer is read from the file when the pass reaches it and
+/// the (un)embedding a row block at a time, so the pass holds one layer, whatever the model's
+/// size (a Llama-3-8B layer is 1.7 GB in float64, the whole model 64 GB). The file is read again
+/// on every run: run many sequences through one layer at a time (decoder::residual_streams_of).
+enum class weight_residence { resident, streamed };
+
 template <class T>
 struct decoder_weights {
     io::model_config config;
     activation mlp_activation = activation::silu;
-    std::vector<block_params<T>> blocks;
+    std::vector<block_params<T>> blocks;  ///< resident: every layer; streamed: none
     norm_params<T> final_norm;
-    tensor2<T> embedding;    ///< V x D
-    tensor2<T> unembedding;  ///< V x D (logits = U x), or empty when tied to the embedding
+    tensor2<T> embedding;    ///< V x D (resident), or empty
+    tensor2<T> unembedding;  ///< V x D (logits = U x), or empty when tied to the embedding (or streamed)
     tensor2<T> positions;    ///< P x D learned positions (GPT-2), or empty
+    /// streamed: the model the layers and (un)embedding rows are read from; it must outlive the pass.
+    const model::attention_model* source = nullptr;
 
     /// U of logits = U x: the unembedding, or the embedding it is tied to (one copy, not two:
     /// GPT-2 small's is 154 MB in float32).
@@ -277,9 +287,25 @@ attention_params<T> read_attention(const model::layer_weights& lw, std::size_t k
 
 } // namespace detail
 
-/// Reads and converts every weight of the model (one layer of doubles alive at a time).
+/// Layer l's weights, converted to T (the tensors were required by require_forward_tensors).
 template <class T>
-decoder_weights<T> read_decoder_weights(const model::attention_model& m)
+block_params<T> read_block(const model::attention_model& m, std::size_t l)
+{
+    const auto& layout = m.layout();
+    const std::string mlp_norm_bias = detail::bias_of(layout.mlp_norm);
+    const auto lw = m.layer(l);
+    block_params<T> b;
+    b.attention_norm = {lw.norm.kind, detail::converted<T>(lw.norm.weight), detail::converted<T>(lw.norm.bias), lw.norm.eps};
+    b.attention = detail::read_attention<T>(lw, m.config().kv_heads);
+    b.mlp_norm = detail::read_norm<T>(m, detail::present(m, l, layout.mlp_norm), m.layer_tensor(l, {mlp_norm_bias.c_str()}));
+    b.mlp = detail::read_mlp<T>(m, l);
+    return b;
+}
+
+/// Reads what the pass needs of the model: every weight, converted (resident; one layer of doubles
+/// alive at a time), or the norms and positions only (streamed, with m kept as the source).
+template <class T>
+decoder_weights<T> read_decoder_weights(const model::attention_model& m, weight_residence residence = weight_residence::resident)
 {
     detail::refuse_unsupported(m);
     detail::require_forward_tensors(m);
@@ -288,23 +314,15 @@ decoder_weights<T> read_decoder_weights(const model::attention_model& m)
     w.config = c;
     w.mlp_activation = parse_activation(c.activation);
     const auto& layout = m.layout();
-    const std::string mlp_norm_bias = detail::bias_of(layout.mlp_norm);
-    const auto second_norm = [&](std::size_t l) {
-        return detail::read_norm<T>(m, detail::present(m, l, layout.mlp_norm), m.layer_tensor(l, {mlp_norm_bias.c_str()}));
-    };
-    for (std::size_t l = 0; l < c.layers; ++l) {
-        const auto lw = m.layer(l);
-        block_params<T> b;
-        b.attention_norm = {lw.norm.kind, detail::converted<T>(lw.norm.weight), detail::converted<T>(lw.norm.bias), lw.norm.eps};
-        b.attention = detail::read_attention<T>(lw, c.kv_heads);
-        b.mlp_norm = second_norm(l);
-        b.mlp = detail::read_mlp<T>(m, l);
-        w.blocks.push_back(std::move(b));
-    }
     const std::string final_bias = detail::bias_of(layout.final_norm);
     w.final_norm = detail::read_norm<T>(m, *m.global_tensor({layout.final_norm}), m.global_tensor({final_bias.c_str()}));
-    w.embedding = detail::converted<T>(*m.embedding());
-    if (m.unembedding_presence() == model::attention_model::presence::present) w.unembedding = detail::converted<T>(*m.unembedding());
+    if (residence == weight_residence::streamed) {
+        w.source = &m;
+    } else {
+        for (std::size_t l = 0; l < c.layers; ++l) w.blocks.push_back(read_block<T>(m, l));
+        w.embedding = detail::converted<T>(*m.embedding());
+        if (m.unembedding_presence() == model::attention_model::presence::present) w.unembedding = detail::converted<T>(*m.unembedding());
+    }
     if (layout.position_embedding) {
         const auto& wpe = *m.global_tensor({layout.position_embedding});
         if (wpe.shape.size() != 2) throw io::model_file_error(wpe.file, wpe.name, "must be a matrix [positions, D]");

@@ -16,9 +16,13 @@
 // keep_patterns() is the visitor that keeps them all, when that is what is wanted.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -57,8 +61,12 @@ public:
     /// The longest sequence the pass runs: one head's n x n pattern in T stays within 1 GiB.
     static constexpr std::size_t largest_sequence = sizeof(T) == 4 ? 16384 : 11585;
 
-    /// Reads every weight the pass needs from the model, in T; a missing tensor is a model_file_error naming it.
-    explicit decoder(const model::attention_model& m) : w_(read_decoder_weights<T>(m)) {}
+    /// Reads every weight the pass needs from the model, in T; a missing tensor is a model_file_error
+    /// naming it. Streamed (decoder_weights.hpp): m must outlive the decoder.
+    explicit decoder(const model::attention_model& m, weight_residence residence = weight_residence::resident)
+        : w_(read_decoder_weights<T>(m, residence))
+    {
+    }
     explicit decoder(decoder_weights<T> w) : w_(std::move(w)) {}
 
     [[nodiscard]] const decoder_weights<T>& weights() const { return w_; }
@@ -67,8 +75,35 @@ public:
     /// Logits (n x V) for every position of the sequence; visit sees every head's pattern.
     [[nodiscard]] tensor2<T> logits(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
     {
-        return numeric::product(normalized(residual_stream(tokens, visit), w_.final_norm), w_.output_embedding(), numeric::transposed::yes);
+        const tensor2<T> normed = normalized(residual_stream(tokens, visit), w_.final_norm);
+        if (!w_.source) return numeric::product(normed, w_.output_embedding(), numeric::transposed::yes);
+        tensor2<T> out = tensor2<T>::from_shape({normed.shape()[0], vocabulary()});
+        for_each_output_block([&](std::size_t first, const tensor2<T>& rows) {
+            const tensor2<T> part = numeric::product(normed, rows, numeric::transposed::yes);
+            for (std::size_t i = 0; i < part.shape()[0]; ++i) std::copy_n(part.data() + i * part.shape()[1], part.shape()[1], out.data() + i * out.shape()[1] + first);
+        });
+        return out;
     }
+
+    /// The rows of the unembedding U (logits = U x) in blocks of at most block_rows, in order:
+    /// f(first row, rows x D). Streamed, each block is read from the file; never V x D at once.
+    void for_each_output_block(const std::function<void(std::size_t first, const tensor2<T>& rows)>& f, std::size_t block_rows = 4096) const
+    {
+        const std::size_t V = vocabulary(), D = w_.config.hidden_size;
+        for (std::size_t first = 0; first < V; first += block_rows) {
+            const std::size_t n = std::min(block_rows, V - first);
+            if (w_.source) {
+                f(first, detail::converted<T>(*w_.source->unembedding_rows(first, n)));
+            } else {
+                tensor2<T> rows = tensor2<T>::from_shape({n, D});
+                std::copy_n(w_.output_embedding().data() + first * D, n * D, rows.data());
+                f(first, rows);
+            }
+        }
+    }
+
+    /// V: the rows of the embedding.
+    [[nodiscard]] std::size_t vocabulary() const { return w_.source ? w_.config.vocab_size : w_.embedding.shape()[0]; }
 
     /// The residual stream after the last block (n x D), before the final norm: the whole pass
     /// but the unembedding, for what needs only the patterns and values (the head detectors).
@@ -89,8 +124,32 @@ public:
             throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
                                         std::to_string(w_.config.hidden_size));
         const auto rope = rope_setting<T>(w_.config, x.shape()[0]);
-        for (std::size_t l = 0; l < w_.blocks.size(); ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit, on_input, visit_values);
+        for (std::size_t l = 0; l < w_.config.layers; ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit, on_input, visit_values);
         return x;
+    }
+
+    /// Several sequences' residual vectors (each n_i x D, as residual_stream_of takes them) through
+    /// the layers one layer at a time, every sequence through layer l before any through l + 1:
+    /// each sequence's numbers are residual_stream_of's to the bit, and a streamed pass reads each
+    /// layer once for all of them. on_input(l, i, normed) sees sequence i's normed input of layer l.
+    [[nodiscard]] std::vector<tensor2<T>> residual_streams_of(std::vector<tensor2<T>> xs,
+                                                              const std::function<void(std::size_t, std::size_t, const tensor2<T>&)>& on_input = {}) const
+    {
+        for (const auto& x : xs)
+            if (x.shape()[1] != w_.config.hidden_size)
+                throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
+                                            std::to_string(w_.config.hidden_size));
+        std::vector<std::optional<rope_rotation_setting<T>>> ropes;
+        for (const auto& x : xs) ropes.push_back(rope_setting<T>(w_.config, x.shape()[0]));
+        for (std::size_t l = 0; l < w_.config.layers; ++l) {
+            const auto held = block_weights(l);  // one read of a streamed layer for every sequence
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                const layer_input_visitor<T> seen = on_input ? layer_input_visitor<T>([&](std::size_t layer, const tensor2<T>& normed) { on_input(layer, i, normed); })
+                                                             : layer_input_visitor<T>();
+                xs[i] = block(l, xs[i], layer_rotation(ropes[i], w_.config, l), {}, seen, {});
+            }
+        }
+        return xs;
     }
 
     /// Head h of layer l read straight into logits: W_U diag(g_f) [C] W_o[:, h d .. h d + d) (V x d),
@@ -102,7 +161,7 @@ public:
         require_layer(l);
         const std::size_t D = w_.config.hidden_size, d = w_.config.head_dim;
         if (h >= w_.config.heads) throw std::out_of_range("qkov: head " + std::to_string(h) + " of a layer with " + std::to_string(w_.config.heads));
-        tensor2<T> out_h = numeric::detail::column_block(w_.blocks[l].attention.w_o, h * d, d);  // D x d
+        tensor2<T> out_h = numeric::detail::column_block(block_weights(l)->attention.w_o, h * d, d);  // D x d
         const auto& f = w_.final_norm;
         for (std::size_t i = 0; i < d; ++i) {
             double mean = 0;
@@ -113,7 +172,13 @@ public:
             const double plus = f.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
             for (std::size_t r = 0; r < D; ++r) out_h(r, i) = static_cast<T>((double(out_h(r, i)) - mean) * (plus + double(f.weight[r])));
         }
-        return numeric::product(w_.output_embedding(), out_h, numeric::transposed::no);
+        if (!w_.source) return numeric::product(w_.output_embedding(), out_h, numeric::transposed::no);
+        tensor2<T> out = tensor2<T>::from_shape({vocabulary(), d});
+        for_each_output_block([&](std::size_t first, const tensor2<T>& rows) {
+            const tensor2<T> part = numeric::product(rows, out_h, numeric::transposed::no);
+            std::copy_n(part.data(), part.size(), out.data() + first * d);
+        });
+        return out;
     }
 
     /// Layer l's attention block on inputs that stand in for its normed residual (positions 0 .. n - 1).
@@ -124,13 +189,13 @@ public:
             throw std::invalid_argument("qkov: the attention block's input has " + std::to_string(normed.shape()[1]) + " columns, the model width is " +
                                         std::to_string(w_.config.hidden_size));
         const auto rope = rope_setting<T>(w_.config, normed.shape()[0]);
-        return attention_block(normed, w_.blocks[l].attention, w_.config, l, layer_rotation(rope, w_.config, l), visit);
+        return attention_block(normed, block_weights(l)->attention, w_.config, l, layer_rotation(rope, w_.config, l), visit);
     }
 
     /// x_0 of a token sequence: the embedding rows (+ the learned positions 0 .. n - 1).
     [[nodiscard]] tensor2<T> embed(std::span<const token_id> tokens) const
     {
-        const std::size_t n = tokens.size(), D = w_.config.hidden_size, V = w_.embedding.shape()[0];
+        const std::size_t n = tokens.size(), D = w_.config.hidden_size, V = vocabulary();
         if (n == 0) throw std::invalid_argument("qkov: the forward pass needs at least one token");
         if (w_.positions.size() != 0 && n > w_.positions.shape()[0])
             throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens, but the model has learned positions for " +
@@ -150,7 +215,14 @@ public:
             if (tokens[t] >= V)
                 throw std::out_of_range("qkov: token " + std::to_string(tokens[t]) + " at position " + std::to_string(t) + " is outside the vocabulary of " +
                                         std::to_string(V));
-            for (std::size_t j = 0; j < D; ++j) x(t, j) = w_.embedding(tokens[t], j) + (w_.positions.size() != 0 ? w_.positions(t, j) : T(0));
+            if (w_.source) {
+                const auto row = detail::converted<T>(*w_.source->embedding_rows(tokens[t], 1));
+                std::copy_n(row.data(), D, x.data() + t * D);
+            } else {
+                std::copy_n(w_.embedding.data() + tokens[t] * D, D, x.data() + t * D);
+            }
+            if (w_.positions.size() != 0)
+                for (std::size_t j = 0; j < D; ++j) x(t, j) += w_.positions(t, j);
         }
         return x;
     }
@@ -158,7 +230,21 @@ public:
 private:
     void require_layer(std::size_t l) const
     {
-        if (l >= w_.blocks.size()) throw std::out_of_range("qkov: layer " + std::to_string(l) + " of a model with " + std::to_string(w_.blocks.size()));
+        if (l >= w_.config.layers) throw std::out_of_range("qkov: layer " + std::to_string(l) + " of a model with " + std::to_string(w_.config.layers));
+    }
+
+    /// Layer l's weights: held (resident), or read from the file, the last layer read kept so the
+    /// blocks of one run and residual_streams_of's sequences share one read (streamed).
+    [[nodiscard]] std::shared_ptr<const block_params<T>> block_weights(std::size_t l) const
+    {
+        if (!w_.source) return std::shared_ptr<const block_params<T>>(std::shared_ptr<const void>(), &w_.blocks.at(l));  // not owned
+        const std::lock_guard lock(streamed_->mutex);
+        if (!streamed_->block || streamed_->layer != l) {
+            streamed_->block.reset();  // the old layer goes before the new one is read (unless a caller still holds it)
+            streamed_->block = std::make_shared<const block_params<T>>(read_block<T>(*w_.source, l));
+            streamed_->layer = l;
+        }
+        return streamed_->block;
     }
 
     tensor2<T> mlp(const tensor2<T>& x, const mlp_params<T>& p) const
@@ -177,7 +263,8 @@ private:
     tensor2<T> block(std::size_t l, const tensor2<T>& x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit,
                      const layer_input_visitor<T>& on_input, const value_visitor<T>& visit_values) const
     {
-        const auto& b = w_.blocks[l];
+        const auto held = block_weights(l);
+        const auto& b = *held;
         const tensor2<T> normed = normalized(x, b.attention_norm);
         if (on_input) on_input(l, normed);
         tensor2<T> out = x + attention_block(normed, b.attention, w_.config, l, rope, visit, visit_values);
@@ -187,7 +274,14 @@ private:
         return out;
     }
 
+    struct streamed_layer {
+        std::mutex mutex;
+        std::size_t layer = 0;
+        std::shared_ptr<const block_params<T>> block;
+    };
+
     decoder_weights<T> w_;
+    std::shared_ptr<streamed_layer> streamed_ = std::make_shared<streamed_layer>();  // shared by copies: they read the same file
 };
 
 } // namespace qkov::forward
