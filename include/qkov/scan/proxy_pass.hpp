@@ -66,6 +66,9 @@ struct proxy_inputs {
 };
 
 /// The forward pass, when the file has every tensor it needs; else the reason it does not run.
+/// Streamed (forward/decoder_weights.hpp): the pass holds one layer at a time, so a model of any
+/// size is scanned in the memory of one layer; the proxy sequence and the token chunks go
+/// through each layer together, so each layer is read from the file a few times per scan.
 struct model_pass {
     std::optional<forward::decoder<double>> decoder;
     std::string unavailable;  ///< the forward pass's own error, when decoder is empty
@@ -75,7 +78,7 @@ inline model_pass open_model_pass(const model::attention_model& m)
 {
     model_pass p;
     try {
-        p.decoder.emplace(m);
+        p.decoder.emplace(m, forward::weight_residence::streamed);
     } catch (const io::model_file_error& e) {
         p.unavailable = e.what();
     }
@@ -175,6 +178,7 @@ inline effective_inputs effective_embeddings(const forward::decoder<double>& pas
     std::mt19937_64 rng(seed);
     for (std::size_t i = 0; i + 1 < T; ++i) std::swap(order[i], order[i + numeric::uniform_below(rng, T - i)]);
     context = std::max<std::size_t>(context, 1);
+    std::vector<numeric::tensor2<double>> chunks;
     for (std::size_t first = 0; first < T; first += context) {
         const std::size_t n = std::min(context, T - first);
         std::vector<forward::token_id> sequence;
@@ -183,10 +187,12 @@ inline effective_inputs effective_embeddings(const forward::decoder<double>& pas
             sequence.push_back(static_cast<forward::token_id>(tokens[order[first + i]]));
             result.position[order[first + i]] = lead + i;
         }
-        (void)pass.residual_stream_of(pass.embed(sequence), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
-            for (std::size_t i = 0; i < n; ++i) std::copy_n(normed.data() + (lead + i) * D, D, out[l].data() + order[first + i] * D);
-        });
+        chunks.push_back(pass.embed(sequence));
     }
+    (void)pass.residual_streams_of(std::move(chunks), [&](std::size_t l, std::size_t chunk, const numeric::tensor2<double>& normed) {
+        const std::size_t first = chunk * context, n = normed.shape()[0] - lead;
+        for (std::size_t i = 0; i < n; ++i) std::copy_n(normed.data() + (lead + i) * D, D, out[l].data() + order[first + i] * D);
+    });
     return result;
 }
 
@@ -214,15 +220,17 @@ inline effective_inputs text_inputs(const forward::decoder<double>& pass, std::o
     }
     if (rows == 0) throw std::invalid_argument("qkov: the calibration text has no position past BOS");
     effective_inputs result{std::vector<matrix>(c.layers, matrix(xt::empty<double>({rows, D}))), {}};
-    std::size_t row = 0;
+    const std::size_t lead = bos ? 1 : 0;
+    std::vector<numeric::tensor2<double>> embedded;
+    std::vector<std::size_t> first_row;  // per run: its first row of the result
     for (const auto& run : runs) {
-        const std::size_t lead = bos ? 1 : 0, n = run.size() - lead;
-        (void)pass.residual_stream_of(pass.embed(run), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
-            std::copy_n(normed.data() + lead * D, n * D, result.rows[l].data() + row * D);
-        });
-        for (std::size_t i = 0; i < n; ++i) result.position.push_back(lead + i);
-        row += n;
+        first_row.push_back(result.position.size());
+        for (std::size_t i = 0; i + lead < run.size(); ++i) result.position.push_back(lead + i);
+        embedded.push_back(pass.embed(run));
     }
+    (void)pass.residual_streams_of(std::move(embedded), [&](std::size_t l, std::size_t r, const numeric::tensor2<double>& normed) {
+        std::copy_n(normed.data() + lead * D, (normed.shape()[0] - lead) * D, result.rows[l].data() + first_row[r] * D);
+    });
     return result;
 }
 

@@ -105,6 +105,7 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
 /// What every head's labels read of the model besides its own weights: each layer's proxy input
 /// and the per-token read-out, computed once (proxy_pass.hpp, token_copying.hpp).
 struct model_evidence {
+    model_pass pass;  ///< the forward pass (streamed): the per-token copying reads the unembedding through it
     proxy_inputs proxy;
     std::optional<token_readout> readout;
     std::string readout_missing;
@@ -139,8 +140,9 @@ inline matrix row_covariance(const matrix& x)
 inline model_evidence read_model_evidence(const model::attention_model& m, const scan_options& options)
 {
     const auto& t = options.thresholds;
-    const auto pass = open_model_pass(m);
-    model_evidence e{run_proxy_pass(m, pass, t.queries), std::nullopt, {}, {}, std::nullopt};
+    model_evidence e{open_model_pass(m), {}, std::nullopt, {}, {}, std::nullopt};
+    const auto& pass = e.pass;
+    e.proxy = run_proxy_pass(m, pass, t.queries);
     if (pass.decoder) {
         e.readout = read_token_readout(*pass.decoder, e.proxy.bos, t.copy_tokens, e.proxy.positions);
         if (!options.calibration.empty()) e.calibration = text_inputs(*pass.decoder, e.proxy.bos, options.calibration, t.copy_tokens);
@@ -163,9 +165,10 @@ inline model_evidence read_model_evidence(const model::attention_model& m, const
     return e;
 }
 
-/// The mean-field prediction and the per-token copying of a head, and its labels from them.
+/// The mean-field prediction of a head, with its per-token copying (copying_per_token, for its
+/// whole layer at once; null when the model has no read-out), and its labels from them.
 inline void label_head_from_evidence(const model::head_weights& h, const model::layer_weights& lw, const io::model_config& config,
-                                     const model_evidence& evidence, const scan_options& options, head_metrics& m)
+                                     const model_evidence& evidence, const token_copying* copying, const scan_options& options, head_metrics& m)
 {
     const auto& t = options.thresholds;
     label_evidence e;
@@ -186,8 +189,8 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
     } else {
         e.mean_field_missing = evidence.proxy.missing;
     }
-    if (evidence.readout) {
-        m.per_token_copying = copying_per_token(h, *evidence.readout);
+    if (copying) {
+        m.per_token_copying = *copying;
         e.copying = &*m.per_token_copying;
     } else {
         e.copying_missing = evidence.readout_missing;
@@ -249,6 +252,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         // The heads are independent: one block each, on --threads workers with BLAS on each
         // worker's own thread (parallel_blocks.hpp), so a head's numbers do not depend on the
         // thread count. A failure is kept per head and the first head's rethrown, as in order.
+        // The per-token copying of the layer's heads: one pass over the vocabulary for all of them.
+        const std::vector<token_copying> copying = evidence.readout ? copying_per_token(lw.heads, *evidence.readout, *evidence.pass.decoder)
+                                                                    : std::vector<token_copying>{};
         std::vector<std::exception_ptr> failures(H);
         numeric::for_each_block(H, [&](std::size_t i) {
             try {
@@ -261,7 +267,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                     metrics[i].centred_copying_score = scores.centred;
                 }
                 describe_head(h, factors[i], m.config(), normed, constant, options, metrics[i]);
-                label_head_from_evidence(h, lw, m.config(), evidence, options, metrics[i]);
+                label_head_from_evidence(h, lw, m.config(), evidence, copying.empty() ? nullptr : &copying[i], options, metrics[i]);
             } catch (...) {
                 failures[i] = std::current_exception();
             }

@@ -12,8 +12,9 @@
 // is t the top-1 of its own row, in its top 5, in its bottom 10; the margin
 // row_t[t] - max_{j != t} row_t[j] in units of the row's standard deviation.
 //
-// Cost: per head one V x d product (W_U diag(g_f) C W_o) and one (tokens x d) (d x V) product, in
-// blocks of tokens. Large vocabularies are sampled (every ceil(V / 4,096)-th token: at most 4,096,
+// Cost: per layer one V x D x Hd product (W_U diag(g_f) times every head's C W_o) and per head
+// one (tokens x d) (d x V) product, in blocks of vocabulary rows read from the file. The row's
+// spread is summed block by block, shifted by the token's own logit. Large vocabularies are sampled (every ceil(V / 4,096)-th token: at most 4,096,
 // 3,866 of GPT-2's 50,257) and the shares get a Wilson 95 % interval.
 #pragma once
 
@@ -26,6 +27,7 @@
 
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/model/head_weights.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/thin_qr.hpp"
 
@@ -50,12 +52,15 @@ inline std::pair<double, double> wilson_interval(std::size_t k, std::size_t n)
     return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
-/// What the per-token test needs of a model, computed once: the read-out W_U diag(g_f) (V x D),
-/// whether the final norm centres, the tokens read and their effective embeddings per layer.
+/// What the per-token test needs of a model, computed once: the final norm's scale g_f (the
+/// read-out is W_U diag(g_f), read a block of vocabulary rows at a time through the pass, never
+/// V x D at once), whether the final norm centres, the tokens read, their read-out rows and their
+/// effective embeddings per layer.
 struct token_readout {
-    matrix readout;                    ///< V x D
+    std::vector<double> scale;         ///< D: g_f (1 + g_f for Gemma's kind)
     bool centres = false;              ///< final LayerNorm: the head's output is centred first
     std::vector<std::size_t> tokens;   ///< the tokens read
+    matrix token_rows;                 ///< tokens.size() x D: their rows of W_U diag(g_f)
     std::vector<matrix> effective;     ///< per layer: tokens.size() x D
     std::vector<std::size_t> position; ///< per token read: its position in the random context
     std::size_t vocabulary = 0;
@@ -70,73 +75,82 @@ inline std::vector<std::size_t> copying_tokens(std::size_t V, std::size_t limit)
     return out;
 }
 
+/// Rows of the unembedding times the final norm's scale, in place.
+inline void scale_columns(matrix& rows, const std::vector<double>& scale)
+{
+    const std::size_t n = rows.shape()[0], D = rows.shape()[1];
+    for (std::size_t t = 0; t < n; ++t)
+        for (std::size_t j = 0; j < D; ++j) rows(t, j) *= scale[j];
+}
+
 inline token_readout read_token_readout(const forward::decoder<double>& pass, std::optional<std::size_t> bos, std::size_t token_limit, std::size_t context)
 {
     const auto& w = pass.weights();
-    const auto& u = w.output_embedding();
-    const std::size_t V = u.shape()[0], D = u.shape()[1];
+    const std::size_t V = pass.vocabulary(), D = pass.config().hidden_size;
     token_readout r;
     r.vocabulary = V;
     r.centres = w.final_norm.kind == io::norm_kind::layer_norm;
     const double plus = w.final_norm.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
-    r.readout = xt::empty<double>({V, D});
-    for (std::size_t t = 0; t < V; ++t)
-        for (std::size_t j = 0; j < D; ++j) r.readout(t, j) = u(t, j) * (plus + w.final_norm.weight[j]);
+    for (std::size_t j = 0; j < D; ++j) r.scale.push_back(plus + w.final_norm.weight[j]);
     r.tokens = copying_tokens(V, token_limit);
+    r.token_rows = xt::empty<double>({r.tokens.size(), D});
+    std::size_t next = 0;  // the tokens are ascending: each block holds the next few
+    pass.for_each_output_block([&](std::size_t first, const numeric::tensor2<double>& rows) {
+        for (; next < r.tokens.size() && r.tokens[next] < first + rows.shape()[0]; ++next)
+            std::copy_n(rows.data() + (r.tokens[next] - first) * D, D, r.token_rows.data() + next * D);
+    });
+    scale_columns(r.token_rows, r.scale);
     auto inputs = effective_embeddings(pass, bos, r.tokens, context);
     r.effective = std::move(inputs.rows), r.position = std::move(inputs.position);
     return r;
 }
 
-/// The per-token copying of head h (layer h.layer) against the model's read-out.
-inline token_copying copying_per_token(const model::head_weights& h, const token_readout& r, std::size_t block_tokens = 512)
-{
-    const std::size_t D = h.w_o.shape()[0], d = h.w_o.shape()[1], V = r.vocabulary, T = r.tokens.size();
-    // C W_o: centring a column removes its mean (the LayerNorm's mean of the head's output).
-    matrix w_o = h.w_o;
-    if (r.centres)
-        for (std::size_t i = 0; i < d; ++i) {
-            double mean = 0;
-            for (std::size_t j = 0; j < D; ++j) mean += w_o(j, i);
-            mean /= static_cast<double>(D);
-            for (std::size_t j = 0; j < D; ++j) w_o(j, i) -= mean;
+namespace detail {
+
+/// One head's running counts over the blocks of its rows: per token read, how many other tokens
+/// score at least its own logit, how many below, the best other, and the sums for the row's spread
+/// (shifted by the token's own logit, which lies inside the row, so the sum of squares does not
+/// cancel).
+struct copying_tally {
+    std::vector<double> own;  ///< row_t[t]
+    std::vector<std::size_t> above, below;
+    std::vector<double> best_other, shifted_sum, shifted_square;
+
+    explicit copying_tally(std::vector<double> own_logits)
+        : own(std::move(own_logits)), above(own.size()), below(own.size()), best_other(own.size(), -INFINITY), shifted_sum(own.size()),
+          shifted_square(own.size())
+    {
+    }
+
+    /// Row i's entries for tokens first .. first + n (row stride n); `own_token` is token i.
+    void add(std::size_t i, std::size_t own_token, std::size_t first, std::size_t n, const double* row)
+    {
+        for (std::size_t j = 0; j < n; ++j) {
+            const double x = row[j], shifted = x - own[i];
+            shifted_sum[i] += shifted, shifted_square[i] += shifted * shifted;
+            if (first + j == own_token) continue;
+            above[i] += x >= own[i] ? 1 : 0;
+            below[i] += x < own[i] ? 1 : 0;
+            best_other[i] = std::max(best_other[i], x);
         }
-    const matrix out = multiply(r.readout, w_o);  // V x d
-    const matrix& x = r.effective.at(h.layer);
-    matrix values = multiply(x, h.w_v, false, true);  // T x d
-    if (h.b_v.size())
-        for (std::size_t i = 0; i < T; ++i)
-            for (std::size_t c = 0; c < d; ++c) values(i, c) += h.b_v(c);
+    }
+};
+
+inline token_copying copying_of(const copying_tally& tally, std::size_t V)
+{
+    const std::size_t T = tally.own.size();
     token_copying result;
     result.tokens = T, result.vocabulary = V;
     std::size_t top1 = 0, top5 = 0, bottom10 = 0;
     std::vector<double> margins;
-    for (std::size_t first = 0; first < T; first += block_tokens) {
-        const std::size_t n = std::min(block_tokens, T - first);
-        const matrix block = xt::view(values, xt::range(first, first + n), xt::all());
-        const matrix logits = multiply(block, out, false, true);  // n x V
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t t = r.tokens[first + i];
-            const double* row = logits.data() + i * V;
-            const double own = row[t];
-            std::size_t above = 0, below = 0;
-            double best_other = -INFINITY, sum = 0, square = 0;
-            for (std::size_t j = 0; j < V; ++j) {
-                sum += row[j];
-                if (j == t) continue;
-                above += row[j] >= own ? 1 : 0;
-                below += row[j] < own ? 1 : 0;
-                best_other = std::max(best_other, row[j]);
-            }
-            const double mean = sum / static_cast<double>(V);
-            for (std::size_t j = 0; j < V; ++j) square += (row[j] - mean) * (row[j] - mean);
-            const double spread = std::sqrt(square / static_cast<double>(V));
-            top1 += above == 0 ? 1 : 0;
-            result.top1.push_back(above == 0);
-            top5 += above < 5 ? 1 : 0;
-            bottom10 += below < 10 ? 1 : 0;
-            margins.push_back(spread > 0 ? (own - best_other) / spread : 0.0);
-        }
+    for (std::size_t i = 0; i < T; ++i) {
+        const double mean = tally.shifted_sum[i] / static_cast<double>(V);
+        const double spread = std::sqrt(std::max(0.0, tally.shifted_square[i] / static_cast<double>(V) - mean * mean));
+        top1 += tally.above[i] == 0 ? 1 : 0;
+        result.top1.push_back(tally.above[i] == 0);
+        top5 += tally.above[i] < 5 ? 1 : 0;
+        bottom10 += tally.below[i] < 10 ? 1 : 0;
+        margins.push_back(spread > 0 ? (tally.own[i] - tally.best_other[i]) / spread : 0.0);
     }
     const double n = static_cast<double>(std::max<std::size_t>(T, 1));
     result.top1_share = static_cast<double>(top1) / n, result.top5_share = static_cast<double>(top5) / n;
@@ -150,6 +164,61 @@ inline token_copying copying_per_token(const model::head_weights& h, const token
         std::nth_element(margins.begin(), margins.begin() + static_cast<std::ptrdiff_t>(margins.size() / 2), margins.end());
         result.median_margin = margins[margins.size() / 2];
     }
+    return result;
+}
+
+} // namespace detail
+
+/// The per-token copying of every head of one layer (the heads' layer) against the model's read-out,
+/// in one pass over the vocabulary: per block of rows of W_U diag(g_f), one product with every
+/// head's C W_o (block x Hd), then each head's logits for the tokens read (tokens x block) on the
+/// --threads workers. Holds a block of the read-out, not V x D.
+inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
+                                                    const forward::decoder<double>& pass, std::size_t block_rows = 2048)
+{
+    if (heads.empty()) return {};
+    const std::size_t H = heads.size(), D = heads[0].w_o.shape()[0], d = heads[0].w_o.shape()[1], T = r.tokens.size();
+    // C W_o, every head side by side (D x Hd): centring a column removes its mean (the LayerNorm's
+    // mean of the head's output).
+    matrix w_o = xt::empty<double>({D, H * d});
+    for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < d; ++i) {
+            double mean = 0;
+            if (r.centres) {
+                for (std::size_t j = 0; j < D; ++j) mean += heads[h].w_o(j, i);
+                mean /= static_cast<double>(D);
+            }
+            for (std::size_t j = 0; j < D; ++j) w_o(j, h * d + i) = heads[h].w_o(j, i) - mean;
+        }
+    const matrix& x = r.effective.at(heads[0].layer);
+    std::vector<matrix> values(H);  // per head: T x d, W_v x_t + b_v
+    std::vector<detail::copying_tally> tallies;
+    const matrix own_out = multiply(r.token_rows, w_o);  // T x Hd: each token's own row of every head's read-out
+    for (std::size_t h = 0; h < H; ++h) {
+        values[h] = multiply(x, heads[h].w_v, false, true);
+        if (heads[h].b_v.size())
+            for (std::size_t i = 0; i < T; ++i)
+                for (std::size_t c = 0; c < d; ++c) values[h](i, c) += heads[h].b_v(c);
+        std::vector<double> own(T, 0.0);
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t c = 0; c < d; ++c) own[i] += values[h](i, c) * own_out(i, h * d + c);
+        tallies.emplace_back(std::move(own));
+    }
+    pass.for_each_output_block(
+        [&](std::size_t first, const numeric::tensor2<double>& unembedding_rows) {
+            matrix rows = unembedding_rows;
+            scale_columns(rows, r.scale);
+            const std::size_t n = rows.shape()[0];
+            const matrix out = multiply(rows, w_o);  // n x Hd
+            numeric::for_each_block(H, [&](std::size_t h) {
+                matrix logits = xt::empty<double>({T, n});  // head h's logits of the tokens read, for this block's tokens
+                multiply_into(T, n, d, values[h].data(), d, false, out.data() + h * d, H * d, true, logits.data(), n);
+                for (std::size_t i = 0; i < T; ++i) tallies[h].add(i, r.tokens[i], first, n, logits.data() + i * n);
+            });
+        },
+        block_rows);
+    std::vector<token_copying> result;
+    for (const auto& tally : tallies) result.push_back(detail::copying_of(tally, r.vocabulary));
     return result;
 }
 
