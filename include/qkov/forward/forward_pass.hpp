@@ -55,6 +55,9 @@ template <class T>
 using layer_input_visitor = std::function<void(std::size_t layer, const tensor2<T>& normed)>;
 
 template <class T>
+class layer_stepper;
+
+template <class T>
 class decoder {
 public:
     using scalar = T;
@@ -129,27 +132,17 @@ public:
     }
 
     /// Several sequences' residual vectors (each n_i x D, as residual_stream_of takes them) through
-    /// the layers one layer at a time, every sequence through layer l before any through l + 1:
-    /// each sequence's numbers are residual_stream_of's to the bit, and a streamed pass reads each
-    /// layer once for all of them. on_input(l, i, normed) sees sequence i's normed input of layer l.
+    /// every layer, one layer at a time (layer_stepper): each sequence's numbers are
+    /// residual_stream_of's to the bit, and a streamed pass reads each layer once for all of them.
+    /// on_input(l, i, normed) sees sequence i's normed input of layer l.
     [[nodiscard]] std::vector<tensor2<T>> residual_streams_of(std::vector<tensor2<T>> xs,
-                                                              const std::function<void(std::size_t, std::size_t, const tensor2<T>&)>& on_input = {}) const
+                                                              const std::function<void(std::size_t, std::size_t, const tensor2<T>&)>& on_input = {}) const;
+
+    /// A streamed pass lets go of the layer it read last (the next run reads it again); resident: nothing.
+    void release_streamed_layer() const
     {
-        for (const auto& x : xs)
-            if (x.shape()[1] != w_.config.hidden_size)
-                throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
-                                            std::to_string(w_.config.hidden_size));
-        std::vector<std::optional<rope_rotation_setting<T>>> ropes;
-        for (const auto& x : xs) ropes.push_back(rope_setting<T>(w_.config, x.shape()[0]));
-        for (std::size_t l = 0; l < w_.config.layers; ++l) {
-            const auto held = block_weights(l);  // one read of a streamed layer for every sequence
-            for (std::size_t i = 0; i < xs.size(); ++i) {
-                const layer_input_visitor<T> seen = on_input ? layer_input_visitor<T>([&](std::size_t layer, const tensor2<T>& normed) { on_input(layer, i, normed); })
-                                                             : layer_input_visitor<T>();
-                xs[i] = block(l, xs[i], layer_rotation(ropes[i], w_.config, l), {}, seen, {});
-            }
-        }
-        return xs;
+        const std::lock_guard lock(streamed_->mutex);
+        streamed_->block.reset();
     }
 
     /// Head h of layer l read straight into logits: W_U diag(g_f) [C] W_o[:, h d .. h d + d) (V x d),
@@ -280,8 +273,67 @@ private:
         std::shared_ptr<const block_params<T>> block;
     };
 
+    friend class layer_stepper<T>;
+
     decoder_weights<T> w_;
     std::shared_ptr<streamed_layer> streamed_ = std::make_shared<streamed_layer>();  // shared by copies: they read the same file
 };
+
+/// Several sequences through a decoder's layers under the caller's control: step() runs the next
+/// layer over every sequence (one read of a streamed layer for all), so a caller can use layer l's
+/// inputs, and let them go, before the pass goes on to layer l + 1. Each sequence's numbers are
+/// residual_stream_of's to the bit. The decoder must outlive the stepper.
+template <class T>
+class layer_stepper {
+public:
+    layer_stepper(const decoder<T>& pass, std::vector<tensor2<T>> xs) : pass_(&pass), xs_(std::move(xs))
+    {
+        const auto& c = pass.config();
+        for (const auto& x : xs_) {
+            if (x.shape()[1] != c.hidden_size)
+                throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
+                                            std::to_string(c.hidden_size));
+            ropes_.push_back(rope_setting<T>(c, x.shape()[0]));
+        }
+    }
+
+    /// The layer step() runs next (config().layers once every layer has run).
+    [[nodiscard]] std::size_t next_layer() const { return next_; }
+    [[nodiscard]] const std::vector<tensor2<T>>& residuals() const { return xs_; }
+
+    /// Runs layer next_layer() over every sequence; on_input(i, normed) sees sequence i's normed input.
+    void step(const std::function<void(std::size_t i, const tensor2<T>& normed)>& on_input = {})
+    {
+        const auto& c = pass_->config();
+        if (next_ >= c.layers) throw std::logic_error("qkov: the pass has run every layer");
+        const std::size_t l = next_;
+        const auto held = pass_->block_weights(l);  // one read of a streamed layer for every sequence
+        for (std::size_t i = 0; i < xs_.size(); ++i) {
+            const layer_input_visitor<T> seen =
+                on_input ? layer_input_visitor<T>([&](std::size_t, const tensor2<T>& normed) { on_input(i, normed); }) : layer_input_visitor<T>();
+            xs_[i] = pass_->block(l, xs_[i], layer_rotation(ropes_[i], c, l), {}, seen, {});
+        }
+        ++next_;
+    }
+
+private:
+    const decoder<T>* pass_;
+    std::vector<tensor2<T>> xs_;
+    std::vector<std::optional<rope_rotation_setting<T>>> ropes_;
+    std::size_t next_ = 0;
+};
+
+template <class T>
+std::vector<tensor2<T>> decoder<T>::residual_streams_of(std::vector<tensor2<T>> xs,
+                                                        const std::function<void(std::size_t, std::size_t, const tensor2<T>&)>& on_input) const
+{
+    layer_stepper<T> stepper(*this, std::move(xs));
+    while (stepper.next_layer() < w_.config.layers) {
+        const std::size_t l = stepper.next_layer();
+        stepper.step(on_input ? std::function<void(std::size_t, const tensor2<T>&)>([&](std::size_t i, const tensor2<T>& normed) { on_input(l, i, normed); })
+                              : std::function<void(std::size_t, const tensor2<T>&)>());
+    }
+    return stepper.residuals();
+}
 
 } // namespace qkov::forward

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -54,8 +55,18 @@ struct proxy_layer {
     vector mean;    ///< mu_l: the mean of rows 1 .. N
 };
 
+inline proxy_layer proxy_layer_of(const matrix& normed)
+{
+    proxy_layer p{normed, xt::zeros<double>({normed.shape()[1]})};
+    const std::size_t n = normed.shape()[0];
+    for (std::size_t t = 1; t < n; ++t) p.mean += xt::view(normed, t, xt::all());
+    if (n > 1) p.mean /= static_cast<double>(n - 1);
+    return p;
+}
+
 struct proxy_inputs {
-    std::vector<proxy_layer> layers;  ///< layers 0 .. layers.size() - 1; the rest have none
+    std::vector<proxy_layer> layers;  ///< per layer (empty rows until the pass reaches it: the scan steps it, scan_model.hpp); none past layers.size()
+    matrix sequence;                  ///< the proxy sequence's residual vectors, (N + 1) x D, for the pass
     std::size_t positions = 0;        ///< N
     std::optional<std::size_t> bos;   ///< the token at position 0; nullopt: the mean embedding there too
     bool learned_positions = false;   ///< the rows carry the position embedding (GPT-2)
@@ -63,6 +74,9 @@ struct proxy_inputs {
     std::string description;          ///< what the pass ran on, for the evidence
 
     [[nodiscard]] const proxy_layer* at(std::size_t layer) const { return layer < layers.size() ? &layers[layer] : nullptr; }
+
+    /// Layer l's normed input on the proxy sequence, as the pass reaches it.
+    void receive(std::size_t l, const numeric::tensor2<double>& normed) { layers.at(l) = proxy_layer_of(matrix(normed)); }
 };
 
 /// The forward pass, when the file has every tensor it needs; else the reason it does not run.
@@ -70,7 +84,7 @@ struct proxy_inputs {
 /// size is scanned in the memory of one layer; the proxy sequence and the token chunks go
 /// through each layer together, so each layer is read from the file a few times per scan.
 struct model_pass {
-    std::optional<forward::decoder<double>> decoder;
+    std::shared_ptr<const forward::decoder<double>> decoder;  ///< shared: a layer_stepper points at it
     std::string unavailable;  ///< the forward pass's own error, when decoder is empty
 };
 
@@ -78,7 +92,7 @@ inline model_pass open_model_pass(const model::attention_model& m)
 {
     model_pass p;
     try {
-        p.decoder.emplace(m, forward::weight_residence::streamed);
+        p.decoder = std::make_shared<const forward::decoder<double>>(m, forward::weight_residence::streamed);
     } catch (const io::model_file_error& e) {
         p.unavailable = e.what();
     }
@@ -113,17 +127,10 @@ inline matrix proxy_sequence(const model::attention_model& m, const vector& mean
     return x;
 }
 
-inline proxy_layer proxy_layer_of(const matrix& normed)
-{
-    proxy_layer p{normed, xt::zeros<double>({normed.shape()[1]})};
-    const std::size_t n = normed.shape()[0];
-    for (std::size_t t = 1; t < n; ++t) p.mean += xt::view(normed, t, xt::all());
-    if (n > 1) p.mean /= static_cast<double>(n - 1);
-    return p;
-}
 
-/// Each layer's normed input on [BOS] + mean embedding x `positions`. Without an embedding no
-/// layer has one; without the rest of the forward pass only layer 0 has.
+/// The proxy sequence [BOS] + mean embedding x `positions`, for the pass to run (proxy_inputs::
+/// receive takes each layer's normed input). Without an embedding no layer has one; without the
+/// rest of the forward pass only layer 0 has, computed here.
 inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_pass& pass, std::size_t positions)
 {
     proxy_inputs out;
@@ -140,14 +147,12 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
     out.positions = positions;
     out.learned_positions = wpe.has_value();
     out.bos = c.bos_token_id;
-    const matrix x = proxy_sequence(m, *mean, out.bos, positions, wpe);
+    matrix x = proxy_sequence(m, *mean, out.bos, positions, wpe);
     out.description = std::string("the model's forward pass on ") + (out.bos ? "[BOS " + std::to_string(*out.bos) + "]" : "[mean embedding]") +
                       " + mean token embedding x " + std::to_string(positions) + (wpe ? " (+ learned positions)" : "");
     if (pass.decoder) {
         out.layers.resize(c.layers);
-        (void)pass.decoder->residual_stream_of(numeric::tensor2<double>(x), {}, [&](std::size_t l, const numeric::tensor2<double>& normed) {
-            out.layers[l] = proxy_layer_of(matrix(normed));
-        });
+        out.sequence = std::move(x);
         return out;
     }
     // Layer 0 reads the embedding through its norm: no earlier block is needed.
@@ -157,42 +162,54 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
     return out;
 }
 
+/// Rows of normed inputs the pass gathers layer by layer from sequences it runs: each row is one
+/// position of one run. The runs are handed to the pass (forward::layer_stepper), receive() takes
+/// each run's normed input at each layer.
+struct effective_inputs {
+    std::vector<matrix> rows;            ///< per layer: one row per position read (empty until the pass reaches the layer)
+    std::vector<std::size_t> position;   ///< per row: where its token sat (BOS, if any, at 0)
+    std::vector<numeric::tensor2<double>> runs;  ///< the sequences' residual vectors, for the pass (moved out to it)
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> reads;  ///< per run: (row, position in the run) it gives
+
+    /// Run r's normed input at layer l: its rows of layer l.
+    void receive(std::size_t l, std::size_t r, const numeric::tensor2<double>& normed)
+    {
+        const std::size_t D = normed.shape()[1];
+        if (rows.at(l).size() == 0) rows[l] = xt::empty<double>({position.size(), D});
+        for (const auto& [row, at] : reads.at(r)) std::copy_n(normed.data() + at * D, D, rows[l].data() + row * D);
+    }
+};
+
 /// Each token's normed input at every layer in a random context: the tokens asked, in a seeded
 /// random order (numeric::uniform_below's platform-independent draw), are read as [BOS] + chunks of
 /// `context` tokens, so each token follows a random predecessor as in text, and what earlier heads
-/// copy from the previous positions is in its residual. Needs the forward pass.
-struct effective_inputs {
-    std::vector<matrix> rows;            ///< per layer: tokens.size() x D, row i token tokens[i]
-    std::vector<std::size_t> position;   ///< per row: where the token sat (BOS, if any, at 0)
-};
-
+/// copy from the previous positions is in its residual. Row i is token tokens[i]. Needs the
+/// forward pass (the runs are embedded here, run by the caller).
 inline effective_inputs effective_embeddings(const forward::decoder<double>& pass, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
                                              std::size_t context, std::uint64_t seed = 0)
 {
     const auto& c = pass.config();
-    const std::size_t D = c.hidden_size, T = tokens.size(), lead = bos ? 1 : 0;
-    effective_inputs result{std::vector<matrix>(c.layers, matrix(xt::empty<double>({T, D}))), std::vector<std::size_t>(T)};
-    auto& out = result.rows;
+    const std::size_t T = tokens.size(), lead = bos ? 1 : 0;
+    effective_inputs result;
+    result.rows.resize(c.layers);
+    result.position.resize(T);
     std::vector<std::size_t> order(T);
     for (std::size_t i = 0; i < T; ++i) order[i] = i;
     std::mt19937_64 rng(seed);
     for (std::size_t i = 0; i + 1 < T; ++i) std::swap(order[i], order[i + numeric::uniform_below(rng, T - i)]);
     context = std::max<std::size_t>(context, 1);
-    std::vector<numeric::tensor2<double>> chunks;
     for (std::size_t first = 0; first < T; first += context) {
         const std::size_t n = std::min(context, T - first);
         std::vector<forward::token_id> sequence;
         if (bos) sequence.push_back(static_cast<forward::token_id>(*bos));
+        result.reads.emplace_back();
         for (std::size_t i = 0; i < n; ++i) {
             sequence.push_back(static_cast<forward::token_id>(tokens[order[first + i]]));
             result.position[order[first + i]] = lead + i;
+            result.reads.back().emplace_back(order[first + i], lead + i);
         }
-        chunks.push_back(pass.embed(sequence));
+        result.runs.push_back(pass.embed(sequence));
     }
-    (void)pass.residual_streams_of(std::move(chunks), [&](std::size_t l, std::size_t chunk, const numeric::tensor2<double>& normed) {
-        const std::size_t first = chunk * context, n = normed.shape()[0] - lead;
-        for (std::size_t i = 0; i < n; ++i) std::copy_n(normed.data() + (lead + i) * D, D, out[l].data() + order[first + i] * D);
-    });
     return result;
 }
 
@@ -204,33 +221,26 @@ inline effective_inputs text_inputs(const forward::decoder<double>& pass, std::o
                                     const std::vector<std::vector<std::size_t>>& sequences, std::size_t most_rows)
 {
     const auto& c = pass.config();
-    const std::size_t D = c.hidden_size;
-    std::vector<std::vector<forward::token_id>> runs;
-    std::size_t rows = 0;
+    effective_inputs result;
+    result.rows.resize(c.layers);
+    const std::size_t lead = bos ? 1 : 0;
     for (const auto& ids : sequences) {
+        const std::size_t rows = result.position.size();
         if (rows >= most_rows) break;
         std::vector<forward::token_id> run;
         if (bos && (ids.empty() || ids.front() != *bos)) run.push_back(static_cast<forward::token_id>(*bos));
         for (const std::size_t id : ids) run.push_back(static_cast<forward::token_id>(id));
-        const std::size_t past_bos = run.size() - (bos ? 1 : 0);
+        const std::size_t past_bos = run.size() - lead;
         if (past_bos == 0) continue;
         run.resize(run.size() - (rows + past_bos > most_rows ? rows + past_bos - most_rows : 0));
-        rows += run.size() - (bos ? 1 : 0);
-        runs.push_back(std::move(run));
+        result.reads.emplace_back();
+        for (std::size_t i = lead; i < run.size(); ++i) {
+            result.reads.back().emplace_back(result.position.size(), i);
+            result.position.push_back(i);
+        }
+        result.runs.push_back(pass.embed(run));
     }
-    if (rows == 0) throw std::invalid_argument("qkov: the calibration text has no position past BOS");
-    effective_inputs result{std::vector<matrix>(c.layers, matrix(xt::empty<double>({rows, D}))), {}};
-    const std::size_t lead = bos ? 1 : 0;
-    std::vector<numeric::tensor2<double>> embedded;
-    std::vector<std::size_t> first_row;  // per run: its first row of the result
-    for (const auto& run : runs) {
-        first_row.push_back(result.position.size());
-        for (std::size_t i = 0; i + lead < run.size(); ++i) result.position.push_back(lead + i);
-        embedded.push_back(pass.embed(run));
-    }
-    (void)pass.residual_streams_of(std::move(embedded), [&](std::size_t l, std::size_t r, const numeric::tensor2<double>& normed) {
-        std::copy_n(normed.data() + lead * D, (normed.shape()[0] - lead) * D, result.rows[l].data() + first_row[r] * D);
-    });
+    if (result.position.empty()) throw std::invalid_argument("qkov: the calibration text has no position past BOS");
     return result;
 }
 

@@ -102,28 +102,6 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
     }
 }
 
-/// What every head's labels read of the model besides its own weights: each layer's proxy input
-/// and the per-token read-out, computed once (proxy_pass.hpp, token_copying.hpp).
-struct model_evidence {
-    model_pass pass;  ///< the forward pass (streamed): the per-token copying reads the unembedding through it
-    proxy_inputs proxy;
-    std::optional<token_readout> readout;
-    std::string readout_missing;
-    std::vector<matrix> content_covariance;  ///< per layer, D x D: the covariance of the content rows
-    std::optional<effective_inputs> calibration;  ///< the user's text, when given: the content rows instead of the read-out's
-
-    /// Per layer, the rows mu_l and the content come from, and each row's position.
-    [[nodiscard]] const std::vector<matrix>* content_rows() const
-    {
-        return calibration ? &calibration->rows : readout ? &readout->effective : nullptr;
-    }
-    [[nodiscard]] const std::vector<std::size_t>& content_positions() const
-    {
-        static const std::vector<std::size_t> none;
-        return calibration ? calibration->position : readout ? readout->position : none;
-    }
-};
-
 /// The covariance (D x D, divisor n) of the rows of x.
 inline matrix row_covariance(const matrix& x)
 {
@@ -137,20 +115,78 @@ inline matrix row_covariance(const matrix& x)
     return c;
 }
 
+/// What every head's labels read of the model besides its own weights: each layer's proxy input
+/// and the per-token read-out (proxy_pass.hpp, token_copying.hpp). The proxy sequence, the token
+/// chunks and the calibration text go through the model together, one layer at a time, as the
+/// scan reaches the layer (advance_to), and a layer's rows are let go once its heads are scanned
+/// (release): the evidence holds one layer's, whatever the model's depth.
+struct model_evidence {
+    model_pass pass;  ///< the forward pass (streamed): the per-token copying reads the unembedding through it
+    proxy_inputs proxy;
+    std::optional<token_readout> readout;
+    std::string readout_missing;
+    std::vector<matrix> content_covariance;  ///< per layer, D x D: the covariance of the content rows (while the layer is held)
+    std::optional<effective_inputs> calibration;  ///< the user's text, when given: the content rows instead of the read-out's
+    std::optional<forward::layer_stepper<double>> stepper;  ///< the runs: [the proxy sequence, the token chunks, the calibration runs]
+
+    /// Per layer, the rows mu_l and the content come from, and each row's position.
+    [[nodiscard]] const std::vector<matrix>* content_rows() const
+    {
+        return calibration ? &calibration->rows : readout ? &readout->effective.rows : nullptr;
+    }
+    [[nodiscard]] const std::vector<std::size_t>& content_positions() const
+    {
+        static const std::vector<std::size_t> none;
+        return calibration ? calibration->position : readout ? readout->effective.position : none;
+    }
+
+    /// Runs the pass through layer l (and any before it not yet run): each layer's proxy input,
+    /// content rows, their covariance and mean mu_l (over the tokens in their context, not the
+    /// norm of the mean embedding, which magnifies the mean direction by the norm's scaling).
+    void advance_to(std::size_t l)
+    {
+        if (!stepper) return;
+        const std::size_t chunks = readout->effective.reads.size();
+        while (stepper->next_layer() <= l) {
+            const std::size_t at = stepper->next_layer();
+            stepper->step([&](std::size_t run, const numeric::tensor2<double>& normed) {
+                if (run == 0) proxy.receive(at, normed);
+                else if (run <= chunks) readout->effective.receive(at, run - 1, normed);
+                else calibration->receive(at, run - 1 - chunks, normed);
+            });
+            const auto& rows = (*content_rows())[at];
+            content_covariance.at(at) = row_covariance(rows);
+            proxy.layers.at(at).mean = xt::mean(rows, {0});
+            if (at < l) release(at);
+        }
+        pass.decoder->release_streamed_layer();  // the layer's weights are not needed while its heads are scanned
+    }
+
+    /// Lets go of layer l's content rows and covariance (its proxy input, N + 1 rows, stays).
+    void release(std::size_t l)
+    {
+        if (l < content_covariance.size()) content_covariance[l] = matrix();
+        if (readout && l < readout->effective.rows.size()) readout->effective.rows[l] = matrix();
+        if (calibration && l < calibration->rows.size()) calibration->rows[l] = matrix();
+    }
+};
+
+
 inline model_evidence read_model_evidence(const model::attention_model& m, const scan_options& options)
 {
     const auto& t = options.thresholds;
-    model_evidence e{open_model_pass(m), {}, std::nullopt, {}, {}, std::nullopt};
+    model_evidence e;
+    e.pass = open_model_pass(m);
     const auto& pass = e.pass;
     e.proxy = run_proxy_pass(m, pass, t.queries);
     if (pass.decoder) {
         e.readout = read_token_readout(*pass.decoder, e.proxy.bos, t.copy_tokens, e.proxy.positions);
         if (!options.calibration.empty()) e.calibration = text_inputs(*pass.decoder, e.proxy.bos, options.calibration, t.copy_tokens);
-        const auto& rows = *e.content_rows();
-        for (const auto& x : rows) e.content_covariance.push_back(row_covariance(x));
-        // mu_l is the mean normed input of the layer: over the tokens in their context, not the norm
-        // of the mean embedding (which magnifies the mean direction by the norm's scaling).
-        for (std::size_t l = 0; l < e.proxy.layers.size() && l < rows.size(); ++l) e.proxy.layers[l].mean = xt::mean(rows[l], {0});
+        e.content_covariance.resize(m.config().layers);
+        std::vector<numeric::tensor2<double>> runs{numeric::tensor2<double>(e.proxy.sequence)};
+        for (auto* inputs : {&e.readout->effective, e.calibration ? &*e.calibration : nullptr})
+            if (inputs) std::move(inputs->runs.begin(), inputs->runs.end(), std::back_inserter(runs)), inputs->runs.clear();
+        e.stepper.emplace(*e.pass.decoder, std::move(runs));
         if (e.calibration)
             e.proxy.description += "; mu_l and the content from " + std::to_string(e.calibration->position.size()) + " positions of the calibration text " +
                                    options.calibration_name;
@@ -223,7 +259,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     auto [tokens, sample, vocabulary] = read_token_side(m, options.token_sample);
     if (sample.size() != 0) result.tokens_sampled = sample.shape()[0], result.vocabulary = vocabulary;
     result.copying_available = tokens.has_value();
-    const model_evidence evidence = read_model_evidence(m, options);
+    model_evidence evidence = read_model_evidence(m, options);
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
@@ -239,6 +275,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     for (std::size_t l = options.first_layer; l <= last; ++l) {
         const auto layer_start = clock::now();
+        evidence.advance_to(l);
         const auto lw = m.layer(l);
         const std::size_t H = lw.heads.size();
         std::vector<head_factors> factors(H);
@@ -274,6 +311,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         });
         for (const auto& f : failures)
             if (f) std::rethrow_exception(f);
+        evidence.release(l);
         auto mine = composition_factors(lw.heads, factors, metrics);
         layer_timing timing{l, seconds_since(layer_start), 0.0};
         const auto composition_start = clock::now();

@@ -61,8 +61,7 @@ struct token_readout {
     bool centres = false;              ///< final LayerNorm: the head's output is centred first
     std::vector<std::size_t> tokens;   ///< the tokens read
     matrix token_rows;                 ///< tokens.size() x D: their rows of W_U diag(g_f)
-    std::vector<matrix> effective;     ///< per layer: tokens.size() x D
-    std::vector<std::size_t> position; ///< per token read: its position in the random context
+    effective_inputs effective;        ///< per layer, tokens.size() x D, as the pass reaches the layer; each token's position in its context
     std::size_t vocabulary = 0;
 };
 
@@ -100,8 +99,7 @@ inline token_readout read_token_readout(const forward::decoder<double>& pass, st
             std::copy_n(rows.data() + (r.tokens[next] - first) * D, D, r.token_rows.data() + next * D);
     });
     scale_columns(r.token_rows, r.scale);
-    auto inputs = effective_embeddings(pass, bos, r.tokens, context);
-    r.effective = std::move(inputs.rows), r.position = std::move(inputs.position);
+    r.effective = effective_embeddings(pass, bos, r.tokens, context);
     return r;
 }
 
@@ -190,7 +188,7 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
             }
             for (std::size_t j = 0; j < D; ++j) w_o(j, h * d + i) = heads[h].w_o(j, i) - mean;
         }
-    const matrix& x = r.effective.at(heads[0].layer);
+    const matrix& x = r.effective.rows.at(heads[0].layer);
     std::vector<matrix> values(H);  // per head: T x d, W_v x_t + b_v
     std::vector<detail::copying_tally> tallies;
     const matrix own_out = multiply(r.token_rows, w_o);  // T x Hd: each token's own row of every head's read-out
