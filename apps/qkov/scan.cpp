@@ -66,6 +66,7 @@ int scan(const scan_cli_options& o)
 {
     apply_threads_option(o.threads);
     check_run_paths({o.json, o.markdown, o.figures, o.seed_head_model, ""});  // json, markdown, figures, new model, scan
+    detail::check_output_file("--timings", o.timings);
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -92,7 +93,15 @@ int scan(const scan_cli_options& o)
     // lines it always had, so scripts that read them see no change.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     scan::scan_time_estimate estimate(options.first_layer, options.last_layer.value_or(c.layers == 0 ? 0 : c.layers - 1));
-    if (!o.quiet) options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads, const scan::layer_timing& timing) {
+    nlohmann::json layer_timings = nlohmann::json::array();
+    options.on_layer = [&](std::size_t l, const std::vector<scan::head_metrics>& heads, const scan::layer_timing& timing) {
+        layer_timings.push_back({{"layer", l},
+                                 {"pass_seconds", timing.pass_seconds},
+                                 {"copying_seconds", timing.copying_seconds},
+                                 {"heads_seconds", timing.heads_seconds},
+                                 {"composition_seconds", timing.composition_seconds},
+                                 {"t3_worker_seconds", timing.t3_seconds}});
+        if (o.quiet) return;
         double worst = 0, top_cond = 0;
         for (const auto& h : heads) {
             worst = std::max({worst, h.qk.residual, h.ov.residual});
@@ -114,7 +123,18 @@ int scan(const scan_cli_options& o)
                                                                                                  : ", no copying score (embedding " + model.embedding_status() +
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
               << "; " << numeric::worker_count() << " threads, BLAS on each\n";
+    const auto scan_start = std::chrono::steady_clock::now();
     const auto r = scan::scan_model(model, options);
+    if (!o.timings.empty()) {
+        // Before the first layer: the token side (W_E^T W_U, the embedding sample) and the read-out's
+        // token rows; heads_seconds holds the pass, the copying and the heads' own work.
+        double layers = 0;
+        for (const auto& t : layer_timings) layers += t["heads_seconds"].get<double>() + t["composition_seconds"].get<double>();
+        const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - scan_start).count();
+        const nlohmann::json timings = {{"threads", numeric::worker_count()}, {"scan_seconds", total}, {"before_layers_seconds", total - layers},
+                                        {"layers", layer_timings}};
+        report::write_report_file(o.timings, timings.dump(1) + "\n");
+    }
 
     std::size_t rank_deficient = 0, fallbacks = 0;
     double worst = 0;
@@ -188,6 +208,9 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--calibrate", options->calibrate,
                         "Where mu_l and the tokens' content come from: 'random' (default: the vocabulary in a seeded random context) or a file of token "
                         "ids, one sequence per line, decimal ids separated by spaces (docs/SCAN-LABELS.md)");
+    command->add_option("--timings", options->timings,
+                        "Write where the time went as JSON to this file: per layer the forward pass, the per-token copying, the heads, the composition "
+                        "and T3's share of it, and the time before the first layer");
     command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));

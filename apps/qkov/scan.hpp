@@ -21,6 +21,7 @@ struct scan_cli_options {
     std::size_t context = 0;      ///< 0: the model's max_positions (scan_model resolves it)
     std::string calibrate = "random";  ///< "random" (the vocabulary in a seeded random context) or a file of token ids
     bool quiet = false;           ///< no progress lines
+    std::string timings;          ///< write where the scan's time went, per layer, as JSON here (the benchmarks read it)
 };
 
 /// Runs one scan as the subcommand does; the exit code is 1 when a stated fact fails.

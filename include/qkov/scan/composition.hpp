@@ -18,6 +18,8 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <span>
 #include <vector>
 
@@ -107,8 +109,10 @@ inline double ratio(double product_norm, double a, double b) { return a == 0 || 
 /// (all of a layer's heads when they are fewer).
 inline constexpr std::size_t composition_block_columns = 256;
 
-/// Every (source head in `earlier`, target head in `later`) pair, appended to `out`.
-inline void compose(const layer_composition_factors& earlier, const layer_composition_factors& later, std::vector<composition_score>& out)
+/// Every (source head in `earlier`, target head in `later`) pair, appended to `out`. t3_seconds,
+/// when given, gains the time the workers spent on T3's singular values.
+inline void compose(const layer_composition_factors& earlier, const layer_composition_factors& later, std::vector<composition_score>& out,
+                    std::atomic<double>* t3_seconds = nullptr)
 {
     if (earlier.layer >= later.layer) throw std::invalid_argument("qkov: composition runs from an earlier layer to a later one");
     if (earlier.d != later.d || earlier.writes.shape()[0] != later.reads.shape()[1])
@@ -133,6 +137,7 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
         multiply_into(3 * Ht * d, width, D, later.reads.data(), D, false, earlier.writes.data() + first * d, Hs * d, false, products.data(), width);
         matrix cores = xt::empty<double>({3 * Ht * d, d}), v_core = xt::empty<double>({d, d}), value_block = xt::empty<double>({d, d});
         square_singular_values t3(d);
+        std::chrono::steady_clock::duration in_t3{};
         for (std::size_t s = first; s * d < first * d + width; ++s) {
             const double* columns = products.data() + (s - first) * d;  // source s's d columns, row stride `width`
             // Every d x d block times R_v1^T, into contiguous d x d blocks.
@@ -147,9 +152,12 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
                 multiply_into(d, d, d, later.r_o[t].data(), d, false, core(2, t), d, false, v_core.data(), d);
                 c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
                 for (std::size_t r = 0; r < d; ++r) std::copy_n(columns + ((2 * Ht + t) * d + r) * width, d, value_block.data() + r * d);
+                const auto t3_start = std::chrono::steady_clock::now();
                 c.t3_singular_values = t3(value_block.data(), d);
+                in_t3 += std::chrono::steady_clock::now() - t3_start;
             }
         }
+        if (t3_seconds) t3_seconds->fetch_add(std::chrono::duration<double>(in_t3).count());
     });
 }
 

@@ -276,6 +276,8 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     for (std::size_t l = options.first_layer; l <= last; ++l) {
         const auto layer_start = clock::now();
         evidence.advance_to(l);
+        const double pass_seconds = seconds_since(layer_start);
+        const auto copying_start = clock::now();
         const auto lw = m.layer(l);
         const std::size_t H = lw.heads.size();
         std::vector<head_factors> factors(H);
@@ -292,6 +294,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         // The per-token copying of the layer's heads: one pass over the vocabulary for all of them.
         const std::vector<token_copying> copying = evidence.readout ? copying_per_token(lw.heads, *evidence.readout, *evidence.pass.decoder)
                                                                     : std::vector<token_copying>{};
+        const double copying_seconds = seconds_since(copying_start);
         std::vector<std::exception_ptr> failures(H);
         numeric::for_each_block(H, [&](std::size_t i) {
             try {
@@ -313,14 +316,16 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             if (f) std::rethrow_exception(f);
         evidence.release(l);
         auto mine = composition_factors(lw.heads, factors, metrics);
-        layer_timing timing{l, seconds_since(layer_start), 0.0};
+        layer_timing timing{l, seconds_since(layer_start), 0.0, pass_seconds, copying_seconds, 0.0};
         const auto composition_start = clock::now();
+        std::atomic<double> t3_seconds = 0.0;
         for (auto& e : earlier) {
             e.writes = m.layer_output(e.layer);  // the same values layer() gave: the same bits
-            compose(e, mine, result.composition);
+            compose(e, mine, result.composition, &t3_seconds);
             e.writes = matrix();
         }
         timing.composition_seconds = seconds_since(composition_start);
+        timing.t3_seconds = t3_seconds.load();
         mine.reads = matrix(), mine.writes = matrix();  // later layers read what this one writes from the file
         earlier.push_back(std::move(mine));
         if (options.on_layer) options.on_layer(l, metrics, timing);

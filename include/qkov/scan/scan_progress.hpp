@@ -15,8 +15,11 @@ namespace qkov::scan {
 /// What one scanned layer took (scan_model.hpp hands it to the progress callback).
 struct layer_timing {
     std::size_t layer = 0;
-    double heads_seconds = 0;        ///< its heads: metrics, structure, labels, composition factors
-    double composition_seconds = 0;  ///< its pairs with every earlier layer
+    double heads_seconds = 0;        ///< its heads: metrics, structure, labels, composition factors (with the two below)
+    double composition_seconds = 0;  ///< its pairs with every earlier layer (with the one below)
+    double pass_seconds = 0;         ///< of heads_seconds: the forward pass reaching the layer (the labels' inputs)
+    double copying_seconds = 0;      ///< of heads_seconds: the per-token copying of its heads (one pass over the vocabulary)
+    double t3_seconds = 0;           ///< of composition_seconds: T3's singular values, summed over the workers (CPU time)
 };
 
 class scan_time_estimate {
