@@ -50,3 +50,12 @@ scratch_directory() {
     exit 1
   fi
 }
+
+# bench_programs: sets qkov (QKOV, default build/default/apps/qkov/qkov) and python (Debian's
+# python3, which has numpy), and exits unless both are there.
+bench_programs() {
+  qkov=${QKOV:-build/default/apps/qkov/qkov}
+  python=/usr/bin/python3
+  require_qkov "$qkov"
+  require_numpy "$python"
+}

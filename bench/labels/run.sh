@@ -29,11 +29,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps=${REPS:-3}
 threads=${THREADS:-$(nproc)}
-qkov=${QKOV:-build/default/apps/qkov/qkov}
-python=/usr/bin/python3
-. bench/timing.sh  # median, timed_run, require_qkov, require_numpy, scratch_directory
-require_qkov "$qkov"
-require_numpy "$python"
+. bench/timing.sh  # median, timed_run, bench_programs, scratch_directory
+bench_programs  # qkov, python
 scratch_directory 700 "the generated model"  # the 500 MB model, two JSON reports and room to spare
 echo "bench: writing the GPT-2-small-sized model into $tmp/model" >&2
 "$python" bench/forward/make_model.py "$tmp/model" 0

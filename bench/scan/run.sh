@@ -31,15 +31,12 @@ cd "$(dirname "$0")/../.."
 reps=${REPS:-5}
 threads=${THREADS:-1 2}
 real=${QKOV_SHARED_DIR:-../shared}/real_models/gpt2-small-attention
-qkov=${QKOV:-build/default/apps/qkov/qkov}
-python=/usr/bin/python3
 if [[ ! -f "$real/gpt2_small_attention_only.safetensors" ]]; then
   echo "bench: $real/gpt2_small_attention_only.safetensors is missing (set QKOV_SHARED_DIR)" >&2
   exit 1
 fi
-. bench/timing.sh  # median, timed_run, require_qkov, require_numpy, scratch_directory
-require_qkov "$qkov"
-require_numpy "$python"
+. bench/timing.sh  # median, timed_run, bench_programs, scratch_directory
+bench_programs  # qkov, python
 scratch_directory 400 "the generated model"  # the 270 MB model, two JSON reports and room to spare
 echo "bench: writing the GPT-2-small-shaped model with embeddings into $tmp/generated ($((free_kib / 1024)) MiB free)" >&2
 "$python" bench/scan/make_model.py "$tmp/generated" 0

@@ -16,11 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 layers=${LAYERS:-2}
 threads=${THREADS:-$(nproc)}
-qkov=${QKOV:-build/default/apps/qkov/qkov}
-python=/usr/bin/python3
-. bench/timing.sh  # median, timed_run, require_qkov, require_numpy, scratch_directory
-require_qkov "$qkov"
-require_numpy "$python"
+. bench/timing.sh  # median, timed_run, bench_programs, scratch_directory
+bench_programs  # qkov, python
 if [[ -n ${MODEL:-} ]]; then
   model=$MODEL
   tmp=$(mktemp -d)
