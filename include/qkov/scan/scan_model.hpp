@@ -4,7 +4,7 @@
 // Layers A..B (scan_options): their heads, and the composition pairs whose later head is among
 // them, the earlier one anywhere before it; the layers before A are read for their W_o and W_v.
 //
-// Memory: one layer's heads and its 3Hd x D composition stack at a time, plus per layer up to B
+// Memory: one layer's heads and its (H + 2G)d x D composition stack at a time, plus per layer up to B
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
 // circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
 // W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
