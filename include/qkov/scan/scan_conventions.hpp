@@ -17,7 +17,10 @@ inline std::vector<std::pair<std::string, std::string>> scan_conventions()
         {"copying_score", "Re(sum lambda) / sum |lambda| over the eigenvalues of the d x d product W_O W_U W_E W_V; null without W_E or W_U, or when they all vanish"},
         {"centred_copying_score", "the same with W_U centred over the vocabulary (a logit shift shared by every token removed); the copy label reads it"},
         {"composition", "TransformerLens: ||W_A W_B||_F / (||W_A||_F ||W_B||_F), W_A = OV of the source, W_B = QK (q), QK^T (k) or OV (v) of the target"},
-        {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d)"},
+        {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d), descending; from LAPACK dgesdd without "
+                               "vectors (dgesvd where it does not converge), which is backward stable: each value is within p(d) * eps(float64) * "
+                               "sigma_1 of the exact one of the computed product (LAPACK's error bound, validation not certificate), and the product "
+                               "carries float64 rounding of D-term sums"},
         {"labels", "hypotheses from the weights, each given only when all of its tests hold, undecided with the reason when the file lacks what a test needs: docs/SCAN-LABELS.md"},
     };
 }
