@@ -26,6 +26,7 @@
 #include "qkov/model/head_weights.hpp"
 #include "qkov/scan/checked_svd.hpp"
 #include "qkov/scan/head_labels.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/thin_qr.hpp"
 
 namespace qkov::scan {

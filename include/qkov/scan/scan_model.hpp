@@ -8,7 +8,7 @@
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
 // circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
 // W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
-// (head_structure.hpp).
+// (structure_measurement.hpp).
 #pragma once
 
 #include <algorithm>
@@ -26,7 +26,7 @@
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
-#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/head_prediction.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/scan_progress.hpp"
