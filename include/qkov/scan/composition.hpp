@@ -4,7 +4,7 @@
 // 2021), in its row convention: score = ||W_A W_B||_F / (||W_A||_F ||W_B||_F) with W_A the OV
 // circuit W_V W_O of the earlier head and W_B the later head's QK circuit W_Q W_K^T (Q), its
 // transpose (K), or its OV circuit (V). In qkov's column convention, with thin QRs
-// W_v1^T = Q R_v1, W_q2^T = Q R_q2, W_k2^T = Q R_k2, W_o2 = Q R_o2 (head_metrics.hpp), the
+// W_v1^T = Q R_v1, W_q2^T = Q R_q2, W_k2^T = Q R_k2, W_o2 = Q R_o2 (head_measurement.hpp), the
 // orthonormal factors drop out of the norms:
 //   Q:  ||R_k2 W_q2 W_o1 R_v1^T||_F     K:  ||R_q2 W_k2 W_o1 R_v1^T||_F     V:  ||R_o2 W_v2 W_o1 R_v1^T||_F
 // Each is a d x d core; the denominators are the circuits' Frobenius norms, known from their cores.
@@ -27,7 +27,7 @@
 
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/checked_svd.hpp"
-#include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/head_measurement.hpp"
 
 namespace qkov::scan {
 

@@ -1,4 +1,4 @@
-// A model scanned from its weights, layer by layer: per-head metrics (head_metrics.hpp), copying
+// A model scanned from its weights, layer by layer: per-head metrics (head_measurement.hpp), copying
 // scores (copying_score.hpp) and composition scores (composition.hpp).
 //
 // Layers A..B (scan_options): their heads, and the composition pairs whose later head is among
@@ -25,7 +25,7 @@
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
-#include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/head_measurement.hpp"
 #include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/head_prediction.hpp"
 #include "qkov/scan/proxy_pass.hpp"
