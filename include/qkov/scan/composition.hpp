@@ -27,6 +27,7 @@
 
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/checked_svd.hpp"
+#include "qkov/scan/composition_score.hpp"
 #include "qkov/scan/head_measurement.hpp"
 
 namespace qkov::scan {
@@ -96,12 +97,6 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
     return f;
 }
 
-struct composition_score {
-    std::size_t source_layer = 0, source_head = 0, target_layer = 0, target_head = 0;
-    double q = 0, k = 0, v = 0;
-    vector t3_singular_values;  ///< of W_v(target) W_o(source), descending
-};
-
 /// ||W_A W_B||_F / (||W_A||_F ||W_B||_F), 0 when either circuit is zero.
 inline double ratio(double product_norm, double a, double b) { return a == 0 || b == 0 ? 0.0 : product_norm / (a * b); }
 
@@ -159,19 +154,6 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
         }
         if (t3_seconds) t3_seconds->fetch_add(std::chrono::duration<double>(in_t3).count());
     });
-}
-
-/// The `count` strongest targets of one source head under one score (q, k or v), strongest first.
-inline std::vector<const composition_score*> strongest_targets(const std::vector<composition_score>& all, std::size_t layer, std::size_t head,
-                                                               double composition_score::*score, std::size_t count)
-{
-    std::vector<const composition_score*> mine;
-    for (const auto& c : all)
-        if (c.source_layer == layer && c.source_head == head) mine.push_back(&c);
-    const std::size_t n = std::min(count, mine.size());
-    std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(n), mine.end(), [&](auto* a, auto* b) { return a->*score > b->*score; });
-    mine.resize(n);
-    return mine;
 }
 
 } // namespace qkov::scan
