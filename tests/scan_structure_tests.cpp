@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 
+#include "qkov/io/safetensors_writer.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/copying_score.hpp"
@@ -18,6 +19,7 @@
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/sampled_attention.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/seed_head_model.hpp"
 #include "shared_dir.hpp"
 
 using namespace qkov;
