@@ -1,4 +1,4 @@
-// The pieces of the scan's position and content structure (scan/head_structure.hpp,
+// The pieces of the scan's position and content structure (scan/structure_measurement.hpp,
 // head_labels.hpp, scan_model.hpp's through_norm) on heads built here, whose values are known in
 // closed form: seed 001's previous-token head, a partial-rotary head, a head that reads nothing.
 #define BOOST_TEST_MODULE scan_structure
@@ -10,14 +10,16 @@
 #include <optional>
 #include <random>
 
+#include "qkov/io/safetensors_writer.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/copying_score.hpp"
-#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/sampled_attention.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/seed_head_model.hpp"
 #include "shared_dir.hpp"
 
 using namespace qkov;

@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "qkov/detect/example_patterns.hpp"
+#include "qkov/detect/detection_result.hpp"
+#include "qkov/detect/example_pattern.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/report/layer_head_heatmap.hpp"

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qkov/detect/head_detection.hpp"
+#include "qkov/detect/detection_result.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
 
 namespace qkov::detect {

@@ -10,17 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "qkov/detect/example_pattern.hpp"
 #include "qkov/detect/head_detection.hpp"
 
 namespace qkov::detect {
-
-struct example_pattern {
-    std::string behaviour;
-    std::size_t layer = 0, head = 0;
-    double measured = 0;  ///< the value its rule compares with the threshold
-    std::vector<token_id> tokens;
-    std::vector<double> pattern;  ///< n x n, row = query, row-major
-};
 
 /// The strongest head of each behaviour any head shows, in the order of the result's rules.
 template <pattern_source Pass>

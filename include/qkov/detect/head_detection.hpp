@@ -30,6 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "qkov/detect/behaviour_rules.hpp"
+#include "qkov/detect/detection_options.hpp"
+#include "qkov/detect/detection_result.hpp"
+#include "qkov/detect/head_behaviour.hpp"
 #include "qkov/detect/repeated_tokens.hpp"
 #include "qkov/forward/head_detectors.hpp"
 
@@ -50,144 +54,6 @@ concept copying_source = pattern_source<P> && requires(const P& p, std::span<con
                                                        const forward::value_visitor<typename P::scalar>& visit_values, std::size_t i) {
     p.residual_stream(tokens, visit, visit_values);
     { p.head_unembedding(i, i) } -> std::convertible_to<forward::tensor2<typename P::scalar>>;
-};
-
-struct detection_options {
-    std::size_t length = 50;              ///< |r|: the sequence is 2 |r| + 1 tokens
-    std::size_t samples = 10;             ///< independent draws of r
-    std::uint64_t seed = 0;               ///< of std::mt19937_64; sample k continues the same generator
-    std::optional<token_id> bos{};        ///< unset: the model's own (model_config::bos_token_id)
-    double behaviour_fraction = 0.5;      ///< a head shows a behaviour at this fraction of its attainable score
-    bool copying = true;                  ///< measure copying when the pass can (copying_source)
-    std::size_t copying_memory = std::size_t{1} << 30;  ///< bytes the heads' V x d maps into logits may take
-    std::function<void(std::size_t done, std::size_t samples)> on_sample{};  ///< progress, after each sample
-};
-
-/// Mean and spread of one score over the samples; spread is the sample standard deviation
-/// (divisor samples - 1), 0 for a single sample.
-struct score_statistics {
-    double mean = 0, spread = 0;
-};
-
-/// TransformerLens' three scores, in the order the score maps (detection_figures.hpp) list them.
-inline constexpr const char* behaviour_names[] = {"previous_token", "duplicate_token", "induction"};
-
-/// One head's scores over the samples (forward::score_set's fields) and the behaviours it shows.
-struct head_behaviour : forward::score_set<score_statistics> {
-    std::size_t layer = 0, head = 0;
-    std::optional<forward::copy_counts> copying;                             ///< pooled over the samples; unset when not measured
-    std::vector<std::string> behaviours;  ///< the behaviour_rules() this head meets, in their order
-
-    [[nodiscard]] const score_statistics& score(std::size_t k) const
-    {
-        return k == 0 ? previous_token : k == 1 ? duplicate_token : induction;
-    }
-    [[nodiscard]] const score_statistics& shift(int s) const { return by_shift.at(forward::shift_index(s)); }
-    [[nodiscard]] bool shows(const std::string& behaviour) const
-    {
-        for (const auto& b : behaviours)
-            if (b == behaviour) return true;
-        return false;
-    }
-};
-
-/// One behaviour a head can show: the number compared, its threshold and why the threshold is there.
-/// A new detector is one row of behaviour_rules() plus its value.
-struct behaviour_rule {
-    std::string name, measure, reason;
-    double threshold = 0;
-    std::function<std::optional<double>(const head_behaviour&)> value;  ///< nullopt: not measured on that head
-
-    [[nodiscard]] bool shown_by(const head_behaviour& h) const
-    {
-        const auto v = value(h);
-        return v && *v >= threshold;
-    }
-};
-
-/// The largest offset means' sum, the two of them: how much of the attention position alone explains.
-inline double top_two_offsets(const head_behaviour& h)
-{
-    std::array<double, forward::largest_offset + 1> means{};
-    for (std::size_t k = 0; k < means.size(); ++k) means[k] = h.by_offset[k].mean;
-    std::partial_sort(means.begin(), means.begin() + 2, means.end(), std::greater<>());
-    return means[0] + means[1];
-}
-
-/// The sink threshold of Gu et al. 2024 ("When attention sink emerges in language models"): a head
-/// whose queries give BOS at least this much attention on average.
-inline constexpr double sink_threshold = 0.3;
-
-/// Every behaviour the detection can report, in the order tables list them. `length` is |r|,
-/// `fraction` the share of an attainable score that counts as showing (one half: a majority).
-inline std::vector<behaviour_rule> behaviour_rules(std::size_t length, double fraction)
-{
-    const double n = 2.0 * static_cast<double>(length) + 1, previous = (n - 1) / n, repeat = static_cast<double>(length) / n;
-    const auto mean_of = [](score_statistics head_behaviour::* member) {
-        return [member](const head_behaviour& h) -> std::optional<double> { return (h.*member).mean; };
-    };
-    const std::string majority = "a majority of the attention a head could put there";
-    std::vector<behaviour_rule> rules{
-        {"previous_token", "TransformerLens' previous-token score", majority + " ((n - 1) / n: every query but BOS has a previous token)",
-         fraction * previous, mean_of(&head_behaviour::previous_token)},
-        {"duplicate_token", "TransformerLens' duplicate-token score", majority + " (|r| / n: only the second copy has an earlier copy)", fraction * repeat,
-         mean_of(&head_behaviour::duplicate_token)},
-        {"induction", "TransformerLens' induction score", majority + " (|r| / n)", fraction * repeat, mean_of(&head_behaviour::induction)},
-        {"shifted_induction", "the larger repeat score of shifts -1 and 2 (one before, two after the earlier copy)",
-         majority + " (|r| / n); TransformerLens' induction score misses heads that read two after the earlier copy and copy by V-composition",
-         fraction * repeat, [](const head_behaviour& h) -> std::optional<double> { return std::max(h.shift(-1).mean, h.shift(2).mean); }},
-        {"sink", "mean attention to BOS over queries 1 .. |r| (the first copy: random text)", "the attention-sink threshold of Gu et al. 2024", sink_threshold,
-         mean_of(&head_behaviour::bos)},
-    };
-    for (std::size_t k = 0; k <= forward::largest_offset; ++k) {
-        if (k == 1) continue;  // offset 1 is previous_token
-        rules.push_back({"offset_" + std::to_string(k), "mean A[i, i - " + std::to_string(k) + "] over queries i >= " + std::to_string(forward::largest_offset),
-                         "a majority of every query's attention at one offset", fraction,
-                         [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].mean; }});
-    }
-    rules.push_back({"positional", "the two largest means of attention by offset 0 .. " + std::to_string(forward::largest_offset) + ", summed",
-                     "a majority of every query's attention at two fixed offsets", fraction,
-                     [](const head_behaviour& h) -> std::optional<double> { return top_two_offsets(h); }});
-    rules.push_back({"copy", "share of queries (most-attended key not BOS) whose most-attended token is the head's top-1 logit",
-                     "a majority of the queries", fraction, [](const head_behaviour& h) -> std::optional<double> {
-                         if (!h.copying || h.copying->queries == 0) return std::nullopt;  // a head resting on BOS reads no token
-                         return h.copying->top1_share();
-                     }});
-    rules.push_back({"copy_suppression",
-                     "share of queries (most-attended key not BOS) whose most-attended token is among the head's " +
-                         std::to_string(forward::copy_bottom_ranks) + " lowest logits",
-                     "a majority of the queries", fraction, [](const head_behaviour& h) -> std::optional<double> {
-                         if (!h.copying || h.copying->queries == 0) return std::nullopt;
-                         return h.copying->bottom_share();
-                     }});
-    return rules;
-}
-
-struct detection_result {
-    std::size_t layers = 0, heads = 0, length = 0, samples = 0, vocabulary = 0;
-    std::uint64_t seed = 0;
-    token_id bos = 0;
-    double behaviour_fraction = 0.5;
-    double attainable[3] = {0, 0, 0};  ///< per behaviour_names: what a head doing only that scores
-    std::vector<behaviour_rule> rules;     ///< behaviour_rules(length, behaviour_fraction)
-    std::vector<head_behaviour> per_head;  ///< layer-major, every head of the model
-    std::vector<token_id> first_sequence;  ///< sample 0's tokens, for what is drawn from one run
-    std::string copying_not_measured;      ///< why copying was not measured; empty when it was
-
-    [[nodiscard]] double threshold(std::size_t k) const { return behaviour_fraction * attainable[k]; }
-
-    /// The head at (layer, head), or nullptr outside the model (per_head is layer-major).
-    [[nodiscard]] const head_behaviour* find(std::size_t layer, std::size_t head) const
-    {
-        return layer < layers && head < heads && layer * heads + head < per_head.size() ? &per_head[layer * heads + head] : nullptr;
-    }
-    /// The rule named `name`, or nullptr.
-    [[nodiscard]] const behaviour_rule* rule(const std::string& name) const
-    {
-        for (const auto& r : rules)
-            if (r.name == name) return &r;
-        return nullptr;
-    }
 };
 
 /// The BOS token a detection uses: the option, else the model's; an error naming both ways otherwise.

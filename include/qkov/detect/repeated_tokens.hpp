@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "qkov/forward/forward_pass.hpp"
+#include "qkov/forward/token_id.hpp"
 #include "qkov/numeric/uniform_below.hpp"
 
 namespace qkov::detect {

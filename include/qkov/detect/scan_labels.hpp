@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qkov/forward/head_detectors.hpp"
+#include "qkov/forward/head_scores.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/scan/scan_json_keys.hpp"

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "qkov/detect/head_detection.hpp"
+#include "qkov/detect/detection_result.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/report/joined_text.hpp"
 

@@ -30,11 +30,10 @@
 
 #include "qkov/forward/attention_block.hpp"
 #include "qkov/forward/decoder_weights.hpp"
+#include "qkov/forward/token_id.hpp"
 #include "qkov/model/attention_model.hpp"
 
 namespace qkov::forward {
-
-using token_id = std::uint32_t;
 
 /// Every head's pattern of one run, kept: patterns[layer][head] is n x n.
 template <class T>

@@ -25,7 +25,7 @@
 namespace qkov::forward {
 
 /// theta_l for l < rotary_dim / 2, with the config's scaling applied, in T: double for the forward
-/// pass, a certified interval for the scan's offset certificates (scan/head_structure.hpp), which
+/// pass, a certified interval for the scan's offset certificates (scan/structure_measurement.hpp), which
 /// then enclose the angles the model uses. llama3's blend compares wavelengths, which an interval
 /// cannot decide in general: it is computed for floating-point T only.
 template <class T = double>

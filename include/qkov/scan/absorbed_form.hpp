@@ -2,7 +2,7 @@
 // to one bilinear form per offset. With the augmented input x~ = (x, 1) and the augmented factors
 // A~ = (W_q | b_q), B~ = (W_k | b_k), the score of query m against key n is
 //   s(m, n) = x~_m^T A~^T R_{-(m - n)} B~ x~_n,
-// a form that depends on the positions only through m - n (offset_score, head_structure.hpp). The
+// a form that depends on the positions only through m - n (offset_score, structure_measurement.hpp). The
 // check compares it with the head's scores computed as a forward pass does, each query and key
 // rotated at its absolute position (model/head_attention.hpp), on probe inputs.
 #pragma once
@@ -12,7 +12,7 @@
 #include <random>
 
 #include "qkov/model/head_attention.hpp"
-#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 
 namespace qkov::scan {
 

@@ -4,7 +4,7 @@
 // 2021), in its row convention: score = ||W_A W_B||_F / (||W_A||_F ||W_B||_F) with W_A the OV
 // circuit W_V W_O of the earlier head and W_B the later head's QK circuit W_Q W_K^T (Q), its
 // transpose (K), or its OV circuit (V). In qkov's column convention, with thin QRs
-// W_v1^T = Q R_v1, W_q2^T = Q R_q2, W_k2^T = Q R_k2, W_o2 = Q R_o2 (head_metrics.hpp), the
+// W_v1^T = Q R_v1, W_q2^T = Q R_q2, W_k2^T = Q R_k2, W_o2 = Q R_o2 (head_measurement.hpp), the
 // orthonormal factors drop out of the norms:
 //   Q:  ||R_k2 W_q2 W_o1 R_v1^T||_F     K:  ||R_q2 W_k2 W_o1 R_v1^T||_F     V:  ||R_o2 W_v2 W_o1 R_v1^T||_F
 // Each is a d x d core; the denominators are the circuits' Frobenius norms, known from their cores.
@@ -32,7 +32,8 @@
 
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/checked_svd.hpp"
-#include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/composition_score.hpp"
+#include "qkov/scan/head_measurement.hpp"
 
 namespace qkov::scan {
 
@@ -108,12 +109,6 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
     return f;
 }
 
-struct composition_score {
-    std::size_t source_layer = 0, source_head = 0, target_layer = 0, target_head = 0;
-    double q = 0, k = 0, v = 0;
-    vector t3_singular_values;  ///< of W_v(target) W_o(source), descending
-};
-
 /// ||W_A W_B||_F / (||W_A||_F ||W_B||_F), 0 when either circuit is zero.
 inline double ratio(double product_norm, double a, double b) { return a == 0 || b == 0 ? 0.0 : product_norm / (a * b); }
 
@@ -185,19 +180,6 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
         }
         if (t3_seconds) t3_seconds->fetch_add(std::chrono::duration<double>(in_t3).count());
     });
-}
-
-/// The `count` strongest targets of one source head under one score (q, k or v), strongest first.
-inline std::vector<const composition_score*> strongest_targets(const std::vector<composition_score>& all, std::size_t layer, std::size_t head,
-                                                               double composition_score::*score, std::size_t count)
-{
-    std::vector<const composition_score*> mine;
-    for (const auto& c : all)
-        if (c.source_layer == layer && c.source_head == head) mine.push_back(&c);
-    const std::size_t n = std::min(count, mine.size());
-    std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(n), mine.end(), [&](auto* a, auto* b) { return a->*score > b->*score; });
-    mine.resize(n);
-    return mine;
 }
 
 } // namespace qkov::scan

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "qkov/model/head_name.hpp"
-#include "qkov/scan/composition.hpp"
+#include "qkov/scan/composition_score.hpp"
 
 namespace qkov::scan {
 

@@ -20,7 +20,7 @@
 
 #include "qkov/model/head_weights.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
-#include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/head_measurement.hpp"
 
 namespace qkov::scan {
 

@@ -18,7 +18,7 @@
 
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/scan/mean_field_evidence.hpp"
-#include "qkov/scan/token_copying.hpp"
+#include "qkov/scan/token_copying_result.hpp"
 
 namespace qkov::scan {
 

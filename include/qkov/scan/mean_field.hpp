@@ -6,7 +6,7 @@
 // q_m^T R_{n - m} k_n / sqrt(d) (the model's own scaling), R the layer's rotation (identity for a
 // NoPE layer or a model with learned positions).
 //   RoPE and NoPE layers: q = W_q mu_l + b_q and k = W_k mu_l + b_k at every position, so the
-//     score of keys n >= 1 depends only on the offset delta = m - n: s(delta) (head_structure.hpp's
+//     score of keys n >= 1 depends only on the offset delta = m - n: s(delta) (structure_measurement.hpp's
 //     offset_score); the BOS key (position 0) is k_bos = W_k x_bos + b_k from the proxy pass's row 0.
 //   Learned positions: q_m and k_n from the proxy pass's rows m and n, which carry the position
 //     embedding through every earlier block.
@@ -31,7 +31,7 @@
 #include "qkov/model/attention_model.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"
-#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 
 namespace qkov::scan {

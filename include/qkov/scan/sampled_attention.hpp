@@ -25,7 +25,7 @@
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/head_weights.hpp"
 #include "qkov/numeric/uniform_below.hpp"
-#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/mean_field.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/thin_qr.hpp"

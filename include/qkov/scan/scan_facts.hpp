@@ -12,12 +12,13 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "qkov/report/number_text.hpp"
-#include "qkov/scan/scan_model.hpp"
-#include "qkov/scan/seed_head_model.hpp"
+#include "qkov/scan/scan_result.hpp"
+#include "qkov/scan/seed_head_model_geometry.hpp"
 
 namespace qkov::scan {
 

@@ -34,7 +34,7 @@
 #include "qkov/report/line_plot.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/scan/composition_edges.hpp"
-#include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/scan_result.hpp"
 
 namespace qkov::scan {
 

@@ -15,7 +15,7 @@
 #include "qkov/scan/scan_json_keys.hpp"
 #include "qkov/scan/scan_conventions.hpp"
 #include "qkov/scan/scan_facts.hpp"
-#include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/scan_result.hpp"
 
 namespace qkov::scan {
 

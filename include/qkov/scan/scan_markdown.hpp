@@ -16,7 +16,7 @@
 #include "qkov/scan/composition_edges.hpp"
 #include "qkov/scan/scan_conventions.hpp"
 #include "qkov/scan/scan_figures.hpp"
-#include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/scan_result.hpp"
 
 namespace qkov::scan {
 

@@ -1,4 +1,4 @@
-// A model scanned from its weights, layer by layer: per-head metrics (head_metrics.hpp), copying
+// A model scanned from its weights, layer by layer: per-head metrics (head_measurement.hpp), copying
 // scores (copying_score.hpp) and composition scores (composition.hpp).
 //
 // Layers A..B (scan_options): their heads, and the composition pairs whose later head is among
@@ -8,7 +8,7 @@
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
 // circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
 // W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
-// (head_structure.hpp).
+// (structure_measurement.hpp).
 #pragma once
 
 #include <algorithm>
@@ -25,43 +25,18 @@
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
-#include "qkov/scan/head_metrics.hpp"
-#include "qkov/scan/head_structure.hpp"
+#include "qkov/scan/head_measurement.hpp"
+#include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/head_prediction.hpp"
 #include "qkov/scan/proxy_pass.hpp"
+#include "qkov/scan/scan_options.hpp"
 #include "qkov/scan/scan_progress.hpp"
+#include "qkov/scan/scan_result.hpp"
 #include "qkov/scan/token_copying.hpp"
 #include "qkov/scan/token_side.hpp"
 #include "qkov/forward/norms.hpp"
 
 namespace qkov::scan {
-
-struct scan_options {
-    /// The layers whose heads are scanned, with every pair whose later head is among them.
-    std::size_t first_layer = 0;
-    std::optional<std::size_t> last_layer;  ///< inclusive; the model's last layer when unset
-    /// Called after each layer with its metrics and what it took (the CLI prints a progress line
-    /// with the time left, scan_progress.hpp).
-    std::function<void(std::size_t layer, const std::vector<head_metrics>&, const layer_timing&)> on_layer;
-    label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
-    bool certify = true;            ///< certify the offset profile of positional RoPE heads
-    std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
-    std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)
-    /// Token sequences whose positions give mu_l and the content the prediction draws from (at most
-    /// thresholds.copy_tokens positions read); empty: the vocabulary in a seeded random context.
-    std::vector<std::vector<std::size_t>> calibration;
-    std::string calibration_name;  ///< where the calibration came from, for the evidence
-};
-
-struct scan_result {
-    std::vector<head_metrics> heads;
-    std::vector<composition_score> composition;
-    bool copying_available = false;  ///< false when the model lacks W_E or W_U
-    std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
-    label_thresholds thresholds;                      ///< as used (context resolved)
-    std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
-    std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)
-};
 
 /// Mean and spread of the rows of x projected on the unit direction u.
 inline reading_constancy constancy(const matrix& x, const vector& u)

@@ -29,15 +29,9 @@
 #include "qkov/circuits/positional_heads.hpp"
 #include "qkov/circuits/rope_seed_setting.hpp"
 #include "qkov/io/safetensors_writer.hpp"
+#include "qkov/scan/seed_head_model_geometry.hpp"
 
 namespace qkov::scan {
-
-struct seed_head_model_geometry {
-    static constexpr std::size_t D = 192, d = 64, heads = 2, layers = 2, vocabulary = 64, context = 4096;
-    static constexpr std::size_t semantic_first_pair = 28;  ///< d0 = d - d/8 = 56 coordinates, 28 pairs
-    static constexpr std::size_t passed_dimensions = 32;    ///< of L0H0's output that L1H0 reads
-    static constexpr std::size_t mlp_width = 8;             ///< zero MLP weights: only their presence matters
-};
 
 /// Writes config.json and model.safetensors into `dir` (created if needed) and returns it.
 inline std::filesystem::path write_seed_head_model(const std::filesystem::path& dir)

@@ -30,16 +30,9 @@
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/thin_qr.hpp"
+#include "qkov/scan/token_copying_result.hpp"
 
 namespace qkov::scan {
-
-struct token_copying {
-    std::size_t tokens = 0, vocabulary = 0;  ///< tokens read (all of V, or a strided sample)
-    double top1_share = 0, top5_share = 0, bottom10_share = 0;
-    std::pair<double, double> top1_interval{0, 1}, bottom10_interval{0, 1};  ///< Wilson 95 % (exact share when every token is read)
-    double median_margin = 0;  ///< (row_t[t] - max_{j != t} row_t[j]) / std(row_t), median over the tokens
-    std::vector<bool> top1;    ///< per token read: the top-1 of its own row (for the union over a layer's heads)
-};
 
 /// Wilson's 95 % score interval for k successes in n draws.
 inline std::pair<double, double> wilson_interval(std::size_t k, std::size_t n)

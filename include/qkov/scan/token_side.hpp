@@ -1,6 +1,6 @@
 // What the scan needs of a model's vocabulary, read in one pass over blocks of rows: the token
 // circuit G = W_E^T W_U with the mean rows of W_E and W_U (copying_score.hpp), and an evenly
-// strided sample of W_E's rows (the constant-reading test, head_structure.hpp).
+// strided sample of W_E's rows (the constant-reading test, structure_measurement.hpp).
 //
 // Memory: one block of W_E (and of W_U when untied) at a time, G and the sample; never the V x D
 // matrices themselves (GPT-2's 50,257 x 768 are 309 MB as doubles, 65 times G).

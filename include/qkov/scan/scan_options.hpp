@@ -1,0 +1,35 @@
+// What a caller asks of a scan (scan_model.hpp runs it): the layers, the callback each scanned
+// layer is handed to, the labels' thresholds, whether to certify, the sample sizes and the
+// calibration text. Options only: building them needs none of the computation.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qkov/scan/head_labels.hpp"
+#include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/scan_progress.hpp"
+
+namespace qkov::scan {
+
+struct scan_options {
+    /// The layers whose heads are scanned, with every pair whose later head is among them.
+    std::size_t first_layer = 0;
+    std::optional<std::size_t> last_layer;  ///< inclusive; the model's last layer when unset
+    /// Called after each layer with its metrics and what it took (the CLI prints a progress line
+    /// with the time left, scan_progress.hpp).
+    std::function<void(std::size_t layer, const std::vector<head_metrics>&, const layer_timing&)> on_layer;
+    label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
+    bool certify = true;            ///< certify the offset profile of positional RoPE heads
+    std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
+    std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)
+    /// Token sequences whose positions give mu_l and the content the prediction draws from (at most
+    /// thresholds.copy_tokens positions read); empty: the vocabulary in a seeded random context.
+    std::vector<std::vector<std::size_t>> calibration;
+    std::string calibration_name;  ///< where the calibration came from, for the evidence
+};
+
+} // namespace qkov::scan

@@ -1,0 +1,27 @@
+// What a scan of a model's weights reports (scan_model.hpp computes it): every scanned head's
+// metrics, evidence and labels, every composition pair, the thresholds as used and what the mean
+// field read. A result type only, so what reads or writes it (the JSON, the Markdown report, the
+// figures, the facts) needs none of the computation.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "qkov/scan/composition_score.hpp"
+#include "qkov/scan/head_labels.hpp"
+#include "qkov/scan/head_metrics.hpp"
+
+namespace qkov::scan {
+
+struct scan_result {
+    std::vector<head_metrics> heads;
+    std::vector<composition_score> composition;
+    bool copying_available = false;  ///< false when the model lacks W_E or W_U
+    std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
+    label_thresholds thresholds;                      ///< as used (context resolved)
+    std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
+    std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)
+};
+
+} // namespace qkov::scan
