@@ -12,10 +12,11 @@
 // is t the top-1 of its own row, in its top 5, in its bottom 10; the margin
 // row_t[t] - max_{j != t} row_t[j] in units of the row's standard deviation.
 //
-// Cost: per layer one V x D x Hd product (W_U diag(g_f) times every head's C W_o) and per head
-// one (tokens x d) (d x V) product, in blocks of vocabulary rows read from the file. The row's
-// spread is summed block by block, shifted by the token's own logit. Large vocabularies are sampled (every ceil(V / 4,096)-th token: at most 4,096,
-// 3,866 of GPT-2's 50,257) and the shares get a Wilson 95 % interval.
+// Cost: per head one V x D x d product (W_U diag(g_f) C W_o) and one (tokens x d) (d x V) product,
+// in blocks of vocabulary rows read from the file, the heads of a layer on the --threads workers.
+// The row's spread is summed block by block, shifted by the token's own logit. Large vocabularies
+// are sampled (every ceil(V / 4,096)-th token: at most 4,096, 3,866 of GPT-2's 50,257) and the
+// shares get a Wilson 95 % interval.
 #pragma once
 
 #include <algorithm>
@@ -161,9 +162,9 @@ inline token_copying copying_of(const copying_tally& tally, std::size_t V)
 } // namespace detail
 
 /// The per-token copying of every head of one layer (the heads' layer) against the model's read-out,
-/// in one pass over the vocabulary: per block of rows of W_U diag(g_f), one product with every
-/// head's C W_o (block x Hd), then each head's logits for the tokens read (tokens x block) on the
-/// --threads workers. Holds a block of the read-out, not V x D.
+/// in one pass over the vocabulary: per block of rows of W_U diag(g_f), each head on the --threads
+/// workers makes its C W_o read-out of the block (block x d) and its logits for the tokens read
+/// (tokens x block). Holds a block of the read-out, not V x D.
 inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
                                                     const forward::decoder<double>& pass, std::size_t block_rows = 2048)
 {
@@ -200,10 +201,12 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
             matrix rows = unembedding_rows;
             scale_columns(rows, r.scale);
             const std::size_t n = rows.shape()[0];
-            const matrix out = multiply(rows, w_o);  // n x Hd
             numeric::for_each_block(H, [&](std::size_t h) {
-                matrix logits = xt::empty<double>({T, n});  // head h's logits of the tokens read, for this block's tokens
-                multiply_into(T, n, d, values[h].data(), d, false, out.data() + h * d, H * d, true, logits.data(), n);
+                // Head h's read-out of this block (n x d), then its logits of the tokens read for the block's tokens.
+                matrix out = xt::empty<double>({n, d});
+                multiply_into(n, d, D, rows.data(), D, false, w_o.data() + h * d, H * d, false, out.data(), d);
+                matrix logits = xt::empty<double>({T, n});
+                multiply_into(T, n, d, values[h].data(), d, false, out.data(), d, true, logits.data(), n);
                 for (std::size_t i = 0; i < T; ++i) tallies[h].add(i, r.tokens[i], first, n, logits.data() + i * n);
             });
         },
