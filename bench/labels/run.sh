@@ -15,11 +15,10 @@
 # REPS repetitions alternate the two, both with OPENBLAS_NUM_THREADS=THREADS (default: every
 # core). The table gives medians of the whole process's wall time and CPU time (user + system), the
 # peak RSS, numpy's own times (after reading the file: all, (a), (b)), and ratio = numpy / qkov
-# (> 1: qkov faster). The split inside qkov comes from its progress lines (seconds since the model
-# was opened at the end of each layer): "first layer" is the time to the end of layer 0, which holds
-# the model-wide evidence ((a), the read-out W_U diag(g_f), the content covariances, W_E^T W_E) and
-# layer 0's heads; "per layer" is the median time of layers 1 .. 11; "evidence" is their
-# difference (an estimate: layer 0 costs about what the others do).
+# (> 1: qkov faster). The split inside qkov comes from `qkov scan --timings`: (a) the forward pass
+# reaching each layer (the proxy sequence and the token chunks go through the layers with the
+# scan), (b) the per-token copying of each layer's heads, summed over the layers, and the time
+# before the first layer (W_E^T W_E, the read-out's token rows).
 # Every rep is checked: numpy_labels.py --compare fails the script unless qkov's
 # heads[].token_copying has the same token count and shares within 1/T of numpy's (and the median
 # margins within 1e-6).
@@ -42,10 +41,8 @@ echo "model: $("$python" -c 'import json, sys; c = json.load(open(sys.argv[1]));
 : > "$tmp/split"
 for ((r = 0; r < reps; ++r)); do
   echo "rep $((r + 1))/$reps" >&2
-  timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" > /dev/null' "$qkov" "$tmp/model" "$tmp/qkov.json"  # exec: time sees qkov itself
-  # "qkov scan: layer L of N: ... (S s)": the first layer's end, and the median of the later layers' times.
-  sed -n 's/^qkov scan: layer \([0-9]*\) of .*(\([0-9.]*\) s)$/\1 \2/p' "$tmp/qkov.err" > "$tmp/progress"
-  echo "$(awk 'NR == 1 {print $2}' "$tmp/progress") $(awk 'NR > 1 {print $2 - previous} {previous = $2}' "$tmp/progress" | median)" >> "$tmp/split"
+  timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" --timings "$3" > /dev/null' "$qkov" "$tmp/model" "$tmp/qkov.json" "$tmp/timings.json"  # exec: time sees qkov itself
+  "$python" -c 'import json, sys; t = json.load(open(sys.argv[1])); print(*(f"{x:.2f}" for x in (sum(l["pass_seconds"] for l in t["layers"]), sum(l["copying_seconds"] for l in t["layers"]), t["before_layers_seconds"])))' "$tmp/timings.json" >> "$tmp/split"
   timed_run "$tmp/all" "$tmp/numpy.err" numpy "$python" bench/labels/numpy_labels.py "$tmp/model" "$tmp/numpy.json"
   "$python" bench/labels/numpy_labels.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/agreement"
 done
@@ -63,13 +60,13 @@ for name in qkov numpy; do
     fwd=$(awk '$1=="numpy" {print $6}' "$tmp/all" | median)
     copy=$(awk '$1=="numpy" {print $7}' "$tmp/all" | median)
   else
+    fwd=$(awk '{print $1}' "$tmp/split" | median)
+    copy=$(awk '{print $2}' "$tmp/split" | median)
     ratio_w=$(awk -v a="$nw" -v b="$w" 'BEGIN {printf "%.2f", a / b}')
     ratio_c=$(awk -v a="$nc" -v b="$c" 'BEGIN {printf "%.2f", a / b}')
   fi
   printf '| %s | %s | %s | %.1f | %s | %s | %s | %s | %s |\n' "$name" "$w" "$c" "$(awk -v k="$m" 'BEGIN {print k / 1024}')" "$own" "$fwd" "$copy" "$ratio_w" "$ratio_c"
 done
-first=$(awk '{print $1}' "$tmp/split" | median)
-layer=$(awk '{print $2}' "$tmp/split" | median)
-echo "inside qkov (medians over the reps): to the end of layer 0 $first s, per later layer $layer s, evidence about $(awk -v a="$first" -v b="$layer" 'BEGIN {printf "%.1f", a - b}') s"
+echo "inside qkov (medians over the reps, from --timings): (a) and (b) in the table; before the first layer $(awk '{print $3}' "$tmp/split" | median) s"
 echo "agreement (the last rep's; every rep was checked): $(cat "$tmp/agreement")"
 echo "load at the end: $(uptime)"

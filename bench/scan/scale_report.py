@@ -10,7 +10,7 @@ the scan used (numpy's dgemm at 4,096 x 4,096 x 4,096, best of several runs).
 
 The work of each part, in FLOP, from the shapes (D width, H query heads of d, Hkv key-value heads,
 F MLP width, V vocabulary, T = the tokens the per-token copying reads, n = T + 1 positions):
-  composition, per layer pair:  2 (3 H d) D (H d)          one product per pair of layers
+  composition, per layer pair:  2 ((H + 2 Hkv) d) D (H d)  one product per pair of layers (each KV head's W_k, W_v once)
   per-token copying, per layer: 2 V D (H d) + 2 T d V H    W_U diag(g) W_o for every head, then each head's logits
   forward pass, per layer:      2 n (D (2 H d + 2 Hkv d) + 3 D F) + 4 n^2 d H / 2
   token circuit, once:          2 V D D                    W_E^T W_U, before the first layer
@@ -37,7 +37,7 @@ def main():
     T = len(range(0, V, stride))
     n = T + 1
     flop = {
-        "composition per layer pair": 2 * 3 * H * d * D * H * d,
+        "composition per layer pair": 2 * (H + 2 * Hkv) * d * D * H * d,
         "per-token copying per layer": 2 * V * D * H * d + 2 * T * d * V * H,
         "forward pass per layer": 2 * n * (D * (2 * H * d + 2 * Hkv * d) + 3 * D * F) + 2 * n * n * d * H,
         "token circuit once": 2 * V * D * D,
