@@ -213,8 +213,12 @@ BOOST_AUTO_TEST_CASE(streamed_weights_give_the_resident_pass_to_the_bit)
             BOOST_TEST((resident.head_unembedding(last, 1) == streamed.head_unembedding(last, 1)));
             // Layer-major over two sequences: each sequence's normed inputs and output as alone.
             std::map<std::pair<std::size_t, std::size_t>, numeric::tensor2<double>> seen;
-            const auto together = streamed.residual_streams_of({streamed.embed(a), streamed.embed(b)},
-                                                               [&](std::size_t l, std::size_t i, const numeric::tensor2<double>& normed) { seen[{l, i}] = normed; });
+            forward::layer_stepper<double> stepper(streamed, {streamed.embed(a), streamed.embed(b)});
+            while (stepper.next_layer() < model.config().layers) {
+                const std::size_t l = stepper.next_layer();
+                stepper.step([&](std::size_t i, const numeric::tensor2<double>& normed) { seen[{l, i}] = normed; });
+            }
+            const auto& together = stepper.residuals();
             BOOST_REQUIRE(together.size() == 2u);
             BOOST_TEST(seen.size() == 2 * model.config().layers);
             std::size_t i = 0;

@@ -62,7 +62,7 @@ struct block_params {
 /// and the position table are held; each layer is read from the file when the pass reaches it and
 /// the (un)embedding a row block at a time, so the pass holds one layer, whatever the model's
 /// size (a Llama-3-8B layer is 1.7 GB in float64, the whole model 64 GB). The file is read again
-/// on every run: run many sequences through one layer at a time (decoder::residual_streams_of).
+/// on every run: run many sequences through one layer at a time (layer_stepper, forward_pass.hpp).
 enum class weight_residence { resident, streamed };
 
 template <class T>

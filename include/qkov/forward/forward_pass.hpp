@@ -130,13 +130,6 @@ public:
         return x;
     }
 
-    /// Several sequences' residual vectors (each n_i x D, as residual_stream_of takes them) through
-    /// every layer, one layer at a time (layer_stepper): each sequence's numbers are
-    /// residual_stream_of's to the bit, and a streamed pass reads each layer once for all of them.
-    /// on_input(l, i, normed) sees sequence i's normed input of layer l.
-    [[nodiscard]] std::vector<tensor2<T>> residual_streams_of(std::vector<tensor2<T>> xs,
-                                                              const std::function<void(std::size_t, std::size_t, const tensor2<T>&)>& on_input = {}) const;
-
     /// A streamed pass lets go of the layer it read last (the next run reads it again); resident: nothing.
     void release_streamed_layer() const
     {
@@ -226,7 +219,7 @@ private:
     }
 
     /// Layer l's weights: held (resident), or read from the file, the last layer read kept so the
-    /// blocks of one run and residual_streams_of's sequences share one read (streamed).
+    /// blocks of one run and a layer_stepper's sequences share one read (streamed).
     [[nodiscard]] std::shared_ptr<const block_params<T>> block_weights(std::size_t l) const
     {
         if (!w_.source) return std::shared_ptr<const block_params<T>>(std::shared_ptr<const void>(), &w_.blocks.at(l));  // not owned
@@ -321,18 +314,5 @@ private:
     std::vector<std::optional<rope_rotation_setting<T>>> ropes_;
     std::size_t next_ = 0;
 };
-
-template <class T>
-std::vector<tensor2<T>> decoder<T>::residual_streams_of(std::vector<tensor2<T>> xs,
-                                                        const std::function<void(std::size_t, std::size_t, const tensor2<T>&)>& on_input) const
-{
-    layer_stepper<T> stepper(*this, std::move(xs));
-    while (stepper.next_layer() < w_.config.layers) {
-        const std::size_t l = stepper.next_layer();
-        stepper.step(on_input ? std::function<void(std::size_t, const tensor2<T>&)>([&](std::size_t i, const tensor2<T>& normed) { on_input(l, i, normed); })
-                              : std::function<void(std::size_t, const tensor2<T>&)>());
-    }
-    return stepper.residuals();
-}
 
 } // namespace qkov::forward
