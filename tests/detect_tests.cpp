@@ -255,11 +255,59 @@ BOOST_AUTO_TEST_CASE(mean_and_spread_over_samples)
     const double spread = std::sqrt(((s[0] - mean) * (s[0] - mean) + (s[1] - mean) * (s[1] - mean) + (s[2] - mean) * (s[2] - mean)) / 2);
     BOOST_TEST(at(r, 2, 0).previous_token.mean == mean, boost::test_tools::tolerance(1e-14));
     BOOST_TEST(at(r, 2, 0).previous_token.spread == spread, boost::test_tools::tolerance(1e-12));
-    BOOST_TEST(at(r, 2, 0).shows("previous_token"));  // 0.538 >= 6/13
+    // The mean, 0.5, reaches the threshold 6/13, but three sequences this far apart cannot say it
+    // does: the 95 % interval, mean +- t(2) spread / sqrt(3) with t(2) = 4.303, holds 6/13.
+    const double half = 4.303 * spread / std::sqrt(3.0), threshold = 6.0 / 13;
+    BOOST_TEST_REQUIRE((mean >= threshold && mean - half < threshold));
+    BOOST_TEST(!at(r, 2, 0).shows("previous_token"));
+    BOOST_TEST(at(r, 2, 0).undecided_on("previous_token"));
+    // Three sequences that agree: the interval lies above the threshold, and the head shows it.
+    planted_pass agreeing;
+    agreeing.previous_weight_per_sample = {0.8, 0.85, 0.9};
+    const auto shown = detect::detect_heads(agreeing, o);
+    BOOST_TEST(at(shown, 2, 0).shows("previous_token"));
+    BOOST_TEST(!at(shown, 2, 0).undecided_on("previous_token"));
     // One sample: no spread.
     planted_pass once;
     o.samples = 1;
     BOOST_TEST(at(detect::detect_heads(once, o), 2, 0).previous_token.spread == 0.0);
+}
+
+// A rule decides three ways from the mean and its 95 % interval: shown when the interval lies at or
+// above the threshold, absent below, undecided when it holds the threshold; a value without spread
+// (copying's pooled shares) or a one-sample run is decided by the value alone.
+BOOST_AUTO_TEST_CASE(behaviours_are_decided_by_their_interval)
+{
+    BOOST_TEST(detect::student_t_975(9) == 2.262);  // ten sequences, the default
+    BOOST_TEST(detect::student_t_975(1) == 12.706);
+    BOOST_TEST(detect::student_t_975(200) == detect::student_t_975(30));  // the table's last value: wider than the true quantile
+    const auto rules = detect::behaviour_rules(50, 0.5);
+    const auto& sink = *std::find_if(rules.begin(), rules.end(), [](const auto& r) { return r.name == "sink"; });
+    detect::head_behaviour h;
+    h.bos = {0.33, 0.03};  // half-width 2.262 x 0.03 / sqrt(10) = 0.0215: the interval [0.3085, 0.3515]
+    BOOST_TEST(sink.interval_half_width(h, 10) == 2.262 * 0.03 / std::sqrt(10.0), boost::test_tools::tolerance(1e-15));
+    BOOST_TEST((sink.decide(h, 10) == detect::behaviour_decision::shown));
+    h.bos = {0.32, 0.03};  // [0.2985, 0.3415] holds 0.3
+    BOOST_TEST((sink.decide(h, 10) == detect::behaviour_decision::undecided));
+    BOOST_TEST((sink.decide(h, 1) == detect::behaviour_decision::shown));  // one sample: the value alone
+    h.bos = {0.27, 0.03};  // [0.2485, 0.2915] lies below
+    BOOST_TEST((sink.decide(h, 10) == detect::behaviour_decision::absent));
+    h.bos = {0.29, 0.03};
+    BOOST_TEST((sink.decide(h, 10) == detect::behaviour_decision::undecided));
+    // positional: the two largest offsets' sum, with the sum of their spreads (a bound on the sum's).
+    const auto& positional = *std::find_if(rules.begin(), rules.end(), [](const auto& r) { return r.name == "positional"; });
+    h.by_offset[1] = {0.30, 0.02}, h.by_offset[2] = {0.25, 0.03}, h.by_offset[0] = {0.1, 0.5};
+    BOOST_TEST(positional.interval_half_width(h, 10) == 2.262 * 0.05 / std::sqrt(10.0), boost::test_tools::tolerance(1e-15));
+    BOOST_TEST((positional.decide(h, 10) == detect::behaviour_decision::shown));  // 0.55 - 0.036 >= 0.5 (offset 0's spread is not in it)
+    h.by_offset[2].spread = 0.06;  // 0.55 - 0.057 < 0.5
+    BOOST_TEST((positional.decide(h, 10) == detect::behaviour_decision::undecided));
+    // copying: pooled over the samples, no spread: the share decides.
+    const auto& copy = *std::find_if(rules.begin(), rules.end(), [](const auto& r) { return r.name == "copy"; });
+    h.copying = forward::copy_counts{100, 51, 0};
+    BOOST_TEST(copy.interval_half_width(h, 10) == 0.0);
+    BOOST_TEST((copy.decide(h, 10) == detect::behaviour_decision::shown));
+    h.copying.reset();  // not measured: absent, never undecided
+    BOOST_TEST((copy.decide(h, 10) == detect::behaviour_decision::absent));
 }
 
 // |r| = 12, n = 25, so no repeat target is within largest_offset = 8 of its query (the duplicate
@@ -383,6 +431,36 @@ BOOST_AUTO_TEST_CASE(detection_refuses_what_it_cannot_run)
     BOOST_TEST(contains(error_of([&] { (void)detect::detect_heads(pass, o); }), "declares no BOS token (bos_token_id); name one with --bos"));
     o.bos = 2;
     BOOST_TEST(detect::detect_heads(pass, o).bos == 2u);
+}
+
+// A behaviour the samples leave undecided neither confirms nor contradicts a label, and a head
+// without the label is not counted as a miss: the samples cannot say either way.
+BOOST_AUTO_TEST_CASE(an_undecided_behaviour_neither_confirms_nor_contradicts)
+{
+    detect::detection_result r;
+    r.layers = 1, r.heads = 3, r.length = 50;
+    r.rules = detect::behaviour_rules(50, 0.5);
+    for (std::size_t h = 0; h < 3; ++h) {
+        detect::head_behaviour b;
+        b.head = h;
+        if (h == 0) b.undecided = {"previous_token"};
+        if (h == 1) b.undecided = {"sink"};
+        if (h == 2) b.behaviours = {"positional"}, b.undecided = {"previous_token"};
+        r.per_head.push_back(b);
+    }
+    const std::vector<detect::weight_labels> scanned{{0, 0, {"previous_token"}, {"previous_token"}, {}}, {0, 1, {}, {}, {}},
+                                                     {0, 2, {"positional", "previous_token"}, {}, {}}};
+    const auto c = detect::compare_weights_with_behaviour(scanned, r);
+    BOOST_TEST_REQUIRE(c.verdicts.size() == 3u);  // no miss for head 1's undecided sink
+    BOOST_TEST((c.verdicts[0].outcome == detect::verdict::undecided));
+    BOOST_TEST(c.verdicts[0].certified);  // certified, yet not contradicted: the samples cannot say
+    BOOST_TEST(contains(c.verdicts[0].reason, "undecided (95 % interval holds the threshold): previous_token"));
+    BOOST_TEST((c.verdicts[1].outcome == detect::verdict::confirmed));  // positional shown
+    BOOST_TEST((c.verdicts[2].outcome == detect::verdict::undecided));
+    const auto t = c.total();
+    BOOST_TEST(t.undecided == 2u);
+    BOOST_TEST(t.confirmed == 1u);
+    BOOST_TEST(t.missed + t.contradicted + t.certified_contradicted + t.not_tested == 0u);
 }
 
 // One head per rule of docs/DETECT.md, and the confusion counts, worked out by hand below.
@@ -547,7 +625,7 @@ BOOST_AUTO_TEST_CASE(prediction_figures_for_what_the_scan_predicts)
     const auto r = detect::detect_heads(pass, o);
     detect::weight_labels offsets{0, 0, {"previous_token"}, {}, {}}, copying{3, 1, {"copy"}, {}, {}};
     offsets.predicted.attention_by_offset = std::array<double, 9>{0, 0.9, 0.1, 0, 0, 0, 0, 0, 0};
-    offsets.predicted.bos = 0.05;
+    offsets.predicted.bos = 0.05, offsets.predicted.previous_token = 0.85;
     copying.predicted.top1_share = 0.8;
     const auto dir = std::filesystem::temp_directory_path() / ("qkov-prediction-figures-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
@@ -555,7 +633,7 @@ BOOST_AUTO_TEST_CASE(prediction_figures_for_what_the_scan_predicts)
     const auto written = detect::write_prediction_figures(r, {offsets, copying}, dir, skipped);
     std::set<std::string> files;
     for (const auto& f : written) files.insert(f.file);
-    BOOST_TEST(written.size() == 11u);  // offsets 0 .. 8, sink, copy
+    BOOST_TEST(written.size() == 11u);  // previous_token, offsets 0 and 2 .. 8, sink, copy
     for (const char* f : {"prediction_previous_token.png", "prediction_offset_0.png", "prediction_offset_8.png", "prediction_sink.png", "prediction_copy.png"}) {
         BOOST_TEST(files.contains(f), f);
         BOOST_TEST(std::filesystem::file_size(dir / f) > 1000u, f);

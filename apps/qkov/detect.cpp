@@ -50,6 +50,14 @@ std::string strongest_offset(const detect::head_behaviour& h)
     return std::to_string(best) + ": " + report::format("%.3f", h.by_offset[best].mean);
 }
 
+/// The behaviours a head shows, then those it is undecided on, each marked "?".
+std::string shows_cell(const detect::head_behaviour& h)
+{
+    std::vector<std::string> items = h.behaviours;
+    for (const auto& u : h.undecided) items.push_back(u + "?");
+    return joined(items);
+}
+
 std::string copying_cell(const detect::head_behaviour& h)
 {
     if (!h.copying) return "-";
@@ -65,7 +73,7 @@ report::table heads_table(const detect::detection_result& r)
     for (const auto& h : r.per_head)
         t.add_row({head_name(h.layer, h.head), score_cell(h.previous_token), score_cell(h.duplicate_token), score_cell(h.induction),
                    report::format("%.3f", h.shift(-1).mean), report::format("%.3f", h.shift(2).mean), report::format("%.3f", h.bos.mean),
-                   strongest_offset(h), copying_cell(h), joined(h.behaviours)});
+                   strongest_offset(h), copying_cell(h), shows_cell(h)});
     return t;
 }
 
@@ -86,8 +94,8 @@ report::table side_by_side_table(const std::vector<detect::weight_labels>& scann
         for (const auto& v : c.verdicts)
             if (v.layer == w.layer && v.head == w.head)
                 verdicts.push_back(v.label + (v.certified ? " (certified)" : "") + ": " + detect::verdict_name(v.outcome));
-        if (w.labels.empty() && h->behaviours.empty()) continue;  // nothing on either side
-        t.add_row({head_name(w.layer, w.head), joined(w.labels), joined(h->behaviours), joined(verdicts)});
+        if (w.labels.empty() && h->behaviours.empty() && h->undecided.empty()) continue;  // nothing on either side
+        t.add_row({head_name(w.layer, w.head), joined(w.labels), shows_cell(*h), joined(verdicts)});
     }
     return t;
 }
@@ -95,15 +103,15 @@ report::table side_by_side_table(const std::vector<detect::weight_labels>& scann
 /// The confusion counts per label that has any, and their total (the JSON keeps every label's).
 report::table counts_table(const detect::comparison& c)
 {
-    report::table t({"weight label", "confirmed", "contradicted", "certified contradicted", "missed", "not tested"},
+    report::table t({"weight label", "confirmed", "contradicted", "certified contradicted", "missed", "undecided", "not tested"},
                     {report::column_alignment::left, report::column_alignment::right, report::column_alignment::right, report::column_alignment::right,
-                     report::column_alignment::right, report::column_alignment::right});
+                     report::column_alignment::right, report::column_alignment::right, report::column_alignment::right});
     const auto row = [&t](const detect::label_counts& x) {
         t.add_row({x.label, std::to_string(x.confirmed), std::to_string(x.contradicted), std::to_string(x.certified_contradicted), std::to_string(x.missed),
-                   std::to_string(x.not_tested)});
+                   std::to_string(x.undecided), std::to_string(x.not_tested)});
     };
     for (const auto& x : c.per_label)
-        if (x.confirmed + x.contradicted + x.missed + x.not_tested > 0) row(x);
+        if (x.confirmed + x.contradicted + x.missed + x.not_tested + x.undecided > 0) row(x);
     row(c.total());
     return t;
 }
@@ -122,7 +130,8 @@ std::string counts_line(const detect::comparison& c)
     const auto t = c.total();
     return std::to_string(c.heads_compared) + " heads compared: " + std::to_string(t.confirmed) + " weight labels confirmed, " +
            std::to_string(t.contradicted) + " contradicted (" + std::to_string(t.certified_contradicted) + " of them certified), " +
-           std::to_string(t.not_tested) + " not tested; " + std::to_string(t.missed) + " behaviours whose label the head lacks (missed)";
+           std::to_string(t.undecided) + " undecided (the behaviour's 95 % interval holds its threshold), " + std::to_string(t.not_tested) +
+           " not tested; " + std::to_string(t.missed) + " behaviours whose label the head lacks (missed)";
 }
 
 std::string markdown_report(const std::string& path, const nlohmann::json& summary, const detect::detection_result& r,
@@ -134,8 +143,9 @@ std::string markdown_report(const std::string& path, const nlohmann::json& summa
     s << "Model: " << summary.value("architecture", std::string()) << ", " << r.layers << " layers x " << r.heads << " heads, vocabulary " << r.vocabulary
       << ".\n\n";
     s << "Each head's attention pattern on " << r.samples << " sequences [BOS] + r + r (|r| = " << r.length << " distinct random tokens, seed " << r.seed
-      << ", BOS " << r.bos << "), as mean ± sample standard deviation over the sequences. A head *shows* a behaviour when its measure reaches the "
-      << "threshold (docs/DETECT.md):\n\n"
+      << ", BOS " << r.bos << "), as mean ± sample standard deviation over the sequences. A head *shows* a behaviour when the 95 % interval "
+      << "of its mean (Student's t over the sequences) lies at or above the threshold, and is undecided on it (marked ?) when the interval holds "
+      << "the threshold (docs/DETECT.md):\n\n"
       << rules_table(r).markdown() << "\n";
     std::size_t showing = 0;
     for (const auto& h : r.per_head) showing += h.behaviours.empty() ? 0 : 1;

@@ -73,21 +73,25 @@ struct predicted_behaviour {
     std::function<std::optional<double>(const head_behaviour&)> measured;
 };
 
-/// Every behaviour the scan's predictions bear on: offsets 0 .. largest_offset (offset 1 as
-/// previous_token, measured as mean A[i, i - 1] like the other offsets, not as the TL score), BOS,
-/// copying and its suppression (measured as their rules measure them).
+/// Every behaviour the scan's predictions bear on: the previous-token score (TransformerLens' score,
+/// as its rule measures it), offsets 0 and 2 .. largest_offset (mean A[i, i - k]), BOS, copying and
+/// its suppression (measured as their rules measure them).
 inline std::vector<predicted_behaviour> predicted_behaviours(const detection_result& r)
 {
     std::vector<predicted_behaviour> out;
-    for (std::size_t k = 0; k <= forward::largest_offset; ++k)
-        out.push_back({k == 1 ? "previous_token" : "offset_" + std::to_string(k), "predicted attention at offset " + std::to_string(k),
+    const auto measured_by_rule = [&r](const char* behaviour) { return r.rule(behaviour)->value; };
+    out.push_back({"previous_token", "predicted previous-token score (attention on key i - 1 over every query)", "measured previous-token score", 0.5,
+                   r.rule("previous_token")->threshold, [](const weight_predictions& p) { return p.previous_token; }, measured_by_rule("previous_token")});
+    for (std::size_t k = 0; k <= forward::largest_offset; ++k) {
+        if (k == 1) continue;  // offset 1 is previous_token's
+        out.push_back({"offset_" + std::to_string(k), "predicted attention at offset " + std::to_string(k),
                        "measured mean A[i, i - " + std::to_string(k) + "]", 0.5, r.behaviour_fraction,
                        [k](const weight_predictions& p) -> std::optional<double> {
                            if (!p.attention_by_offset) return std::nullopt;
                            return (*p.attention_by_offset)[k];
                        },
                        [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].mean; }});
-    const auto measured_by_rule = [&r](const char* behaviour) { return r.rule(behaviour)->value; };
+    }
     out.push_back({"sink", "predicted attention to BOS", "measured mean attention to BOS", sink_threshold, r.rule("sink")->threshold,
                    [](const weight_predictions& p) { return p.bos; }, measured_by_rule("sink")});
     out.push_back({"copy", "predicted share of tokens ranked top-1 in their own OV row", "measured share of queries copying the attended token", 0.5,

@@ -44,7 +44,8 @@ inline constexpr const char *sequence = "sequence", *length = "length", *tokens_
 // heads
 inline constexpr const char *layer = "layer", *head = "head", *mean = "mean", *attention_by_offset = "attention_by_offset",
                             *repeat_attention_by_shift = "repeat_attention_by_shift", *copying = "copying", *queries = "queries",
-                            *top1_share = "top1_share", *bottom10_share = "bottom10_share", *top1 = "top1", *bottom10 = "bottom10", *shows = "shows";
+                            *top1_share = "top1_share", *bottom10_share = "bottom10_share", *top1 = "top1", *bottom10 = "bottom10", *shows = "shows",
+                            *undecided = "undecided", *decision = "decision";
 // comparison
 inline constexpr const char *scan = "scan", *rules = "rules", *label = "label", *confirming = "confirming", *contradicting = "contradicting",
                             *absence_contradicts = "absence_contradicts", *heads_compared = "heads_compared", *per_label = "per_label",
@@ -71,19 +72,20 @@ inline score_statistics statistics_from(const nlohmann::json& j) { return {j.at(
 inline nlohmann::json counts_json(const label_counts& c)
 {
     return {{keys::label, c.label},         {keys::confirmed, c.confirmed},   {keys::contradicted, c.contradicted},
-            {keys::missed, c.missed},       {keys::not_tested, c.not_tested}, {keys::certified_contradicted, c.certified_contradicted}};
+            {keys::missed, c.missed},       {keys::not_tested, c.not_tested}, {keys::certified_contradicted, c.certified_contradicted},
+            {keys::undecided, c.undecided}};
 }
 
 inline label_counts counts_from(const nlohmann::json& j)
 {
     return {j.at(keys::label).get<std::string>(),          j.at(keys::confirmed).get<std::size_t>(), j.at(keys::contradicted).get<std::size_t>(),
             j.at(keys::missed).get<std::size_t>(),         j.at(keys::not_tested).get<std::size_t>(),
-            j.at(keys::certified_contradicted).get<std::size_t>()};
+            j.at(keys::certified_contradicted).get<std::size_t>(), j.at(keys::undecided).get<std::size_t>()};
 }
 
 inline verdict verdict_from(const std::string& name)
 {
-    for (const verdict v : {verdict::confirmed, verdict::contradicted, verdict::missed, verdict::not_tested})
+    for (const verdict v : {verdict::confirmed, verdict::contradicted, verdict::missed, verdict::not_tested, verdict::undecided})
         if (name == verdict_name(v)) return v;
     throw std::invalid_argument("qkov: \"" + name + "\" is not a verdict");
 }
@@ -108,7 +110,8 @@ inline nlohmann::json head_json(const head_behaviour& h)
                         {keys::attention_by_offset, by_offset},
                         {keys::repeat_attention_by_shift, by_shift},
                         {keys::copying, copying},
-                        {keys::shows, h.behaviours}};
+                        {keys::shows, h.behaviours},
+                        {keys::undecided, h.undecided}};
     for (std::size_t k = 0; k < 3; ++k) j[behaviour_names[k]] = h.score(k).mean;
     return j;
 }
@@ -128,6 +131,7 @@ inline head_behaviour head_from(const nlohmann::json& j)
     if (const auto& c = j.at(keys::copying); !c.is_null())
         h.copying = forward::copy_counts{c.at(keys::queries).get<std::size_t>(), c.at(keys::top1).get<std::size_t>(), c.at(keys::bottom10).get<std::size_t>()};
     h.behaviours = j.at(keys::shows).get<std::vector<std::string>>();
+    h.undecided = j.at(keys::undecided).get<std::vector<std::string>>();
     return h;
 }
 
@@ -150,6 +154,9 @@ inline nlohmann::json detection_settings_json(const detection_result& r, const s
             {keys::dtype, dtype},
             {keys::measure, "TransformerLens' mul: sum(pattern .* template) / sum(pattern), the attention mass on the template averaged over all queries"},
             {keys::spread, "sample standard deviation over the samples (0 for one sample)"},
+            {keys::decision, "a head shows a behaviour when the 95 % interval of its mean (mean +- t(samples - 1) spread / sqrt(samples), Student's t) "
+                             "lies at or above the threshold, and is undecided on it when the interval holds the threshold; copying's shares, pooled "
+                             "over the samples, and one-sample runs are decided by the value alone"},
             {keys::attainable, attainable},
             {keys::behaviour_fraction, r.behaviour_fraction},
             {keys::thresholds, thresholds},

@@ -1,5 +1,5 @@
 // What the detection reports of one head (head_detection.hpp measures it): each score's mean and
-// spread over the samples, the copying counts, and the behaviours the head shows. A result type
+// spread over the samples, the copying counts, the behaviours the head shows and those its samples leave undecided. A result type
 // only, so what reads or writes it (the JSON, the figures, the comparison) needs none of the
 // forward pass.
 #pragma once
@@ -27,6 +27,7 @@ struct head_behaviour : forward::score_set<score_statistics> {
     std::size_t layer = 0, head = 0;
     std::optional<forward::copy_counts> copying;                             ///< pooled over the samples; unset when not measured
     std::vector<std::string> behaviours;  ///< the behaviour_rules() this head meets, in their order
+    std::vector<std::string> undecided;   ///< those whose 95 % interval holds the threshold: neither shown nor absent
 
     [[nodiscard]] const score_statistics& score(std::size_t k) const
     {
@@ -36,6 +37,12 @@ struct head_behaviour : forward::score_set<score_statistics> {
     [[nodiscard]] bool shows(const std::string& behaviour) const
     {
         for (const auto& b : behaviours)
+            if (b == behaviour) return true;
+        return false;
+    }
+    [[nodiscard]] bool undecided_on(const std::string& behaviour) const
+    {
+        for (const auto& b : undecided)
             if (b == behaviour) return true;
         return false;
     }

@@ -9,7 +9,9 @@
 // copy of its token |r| / n (only the second copy's |r| queries have one), an induction head
 // likewise |r| / n. A head "shows" a behaviour when its mean score reaches a fixed fraction (one
 // half by default) of what that behaviour can reach: more than half of the attention it could put
-// on the template is there. The fraction is a principle, not fitted to a model.
+// on the template is there. The fraction is a principle, not fitted to a model. The mean comes from
+// a few sequences, so a head whose mean's 95 % interval holds the threshold is undecided on that
+// behaviour (behaviour_rules.hpp).
 //
 // The patterns stream past (forward_pass.hpp's visitor): per sample only the n x n pattern of the
 // head being computed is alive, and the pass stops at the last block (no unembedding). Copying needs
@@ -136,8 +138,11 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
                 stats.spread = o.samples > 1 ? std::sqrt(std::max(0.0, x.squares) / static_cast<double>(o.samples - 1)) : 0.0;
             });
             if (copying) b.copying = a.copying;
-            for (const auto& rule : r.rules)
-                if (rule.shown_by(b)) b.behaviours.push_back(rule.name);
+            for (const auto& rule : r.rules) switch (rule.decide(b, o.samples)) {
+                case behaviour_decision::shown: b.behaviours.push_back(rule.name); break;
+                case behaviour_decision::undecided: b.undecided.push_back(rule.name); break;
+                case behaviour_decision::absent: break;
+                }
             r.per_head.push_back(std::move(b));
         }
     return r;

@@ -50,6 +50,7 @@ inline model_geometry geometry_of(const io::model_config& c)
 struct weight_predictions {
     std::optional<std::array<double, forward::largest_offset + 1>> attention_by_offset;  ///< mean_field.attention_by_offset
     std::optional<double> bos;                                                           ///< mean_field.bos
+    std::optional<double> previous_token;                                                ///< mean_field.previous_token
     std::optional<double> top1_share, bottom10_share;                                    ///< token_copying
 };
 
@@ -132,6 +133,7 @@ inline weight_predictions scan_predictions(const nlohmann::json& h, const std::s
             p.attention_by_offset = by_offset;
         }
         p.bos = scan_number(*m, k::bos, file, where + ".mean_field");
+        p.previous_token = scan_number(*m, k::previous_token, file, where + ".mean_field");
     }
     if (const auto t = h.find(k::token_copying); t != h.end() && t->is_object()) {
         p.top1_share = scan_number(*t, k::top1_share, file, where + ".token_copying");

@@ -5,11 +5,14 @@
 //
 // For a label on a head:
 //   confirmed     the head shows a confirming behaviour;
+//   undecided     otherwise, a confirming behaviour is undecided: the 95 % interval of its measured
+//                 mean holds the threshold (behaviour_rules.hpp), so the samples cannot say;
 //   contradicted  otherwise, the head shows a contradicting behaviour, or the label predicts a
 //                 behaviour (absence_contradicts) that was measured on the head and is absent;
 //   not tested    otherwise (nothing measured bears on the label).
 // And for a head without the label:
-//   missed        the head shows a confirming behaviour of a label it does not carry.
+//   missed        the head shows a confirming behaviour of a label it does not carry (an undecided
+//                 behaviour is not a miss: it is listed with the head, not counted).
 // A contradicted label the scan certified ("certified" in its JSON) is counted apart: a certificate
 // that behaviour contradicts is a finding about the certificate's assumptions, to be read first.
 // Disagreements are findings about the model or the labels, not failures of either: the labels read
@@ -64,7 +67,7 @@ inline std::vector<label_rule> label_rules()
     return rules;
 }
 
-enum class verdict { confirmed, contradicted, missed, not_tested };
+enum class verdict { confirmed, contradicted, missed, not_tested, undecided };
 
 inline const char* verdict_name(verdict v)
 {
@@ -73,6 +76,7 @@ inline const char* verdict_name(verdict v)
     case verdict::contradicted: return "contradicted";
     case verdict::missed: return "missed";
     case verdict::not_tested: return "not tested";
+    case verdict::undecided: return "undecided";
     }
     return "?";
 }
@@ -88,7 +92,7 @@ struct label_verdict {
 /// One label's confusion counts over the heads compared.
 struct label_counts {
     std::string label;
-    std::size_t confirmed = 0, contradicted = 0, missed = 0, not_tested = 0, certified_contradicted = 0;
+    std::size_t confirmed = 0, contradicted = 0, missed = 0, not_tested = 0, certified_contradicted = 0, undecided = 0;
 };
 
 struct comparison {
@@ -101,7 +105,7 @@ struct comparison {
         label_counts t{"all labels"};
         for (const auto& c : per_label)
             t.confirmed += c.confirmed, t.contradicted += c.contradicted, t.missed += c.missed, t.not_tested += c.not_tested,
-                t.certified_contradicted += c.certified_contradicted;
+                t.certified_contradicted += c.certified_contradicted, t.undecided += c.undecided;
         return t;
     }
 };
@@ -110,14 +114,22 @@ namespace detail {
 
 inline std::string shown_list(const head_behaviour& h)
 {
-    if (h.behaviours.empty()) return "shows no behaviour";
-    return "shows " + report::joined(h.behaviours);
+    std::string out = h.behaviours.empty() ? "shows no behaviour" : "shows " + report::joined(h.behaviours);
+    if (!h.undecided.empty()) out += "; undecided (95 % interval holds the threshold): " + report::joined(h.undecided);
+    return out;
 }
 
 inline bool shows_any(const head_behaviour& h, const std::vector<std::string>& behaviours)
 {
     for (const auto& b : behaviours)
         if (h.shows(b)) return true;
+    return false;
+}
+
+inline bool undecided_on_any(const head_behaviour& h, const std::vector<std::string>& behaviours)
+{
+    for (const auto& b : behaviours)
+        if (h.undecided_on(b)) return true;
     return false;
 }
 
@@ -162,11 +174,15 @@ inline comparison compare_weights_with_behaviour(const std::vector<weight_labels
             const label_rule* rule = rule_of(label);
             if (rule == nullptr) v.reason = "'" + label + "' is not a label the comparison knows";
             else if (detail::shows_any(h, rule->confirming)) v.outcome = verdict::confirmed;
+            else if (detail::undecided_on_any(h, rule->confirming)) v.outcome = verdict::undecided;
             else if (detail::shows_any(h, rule->contradicting) || (rule->absence_contradicts && detail::all_measured(detected, h, rule->confirming)))
                 v.outcome = verdict::contradicted;
             else if (rule->absence_contradicts) v.reason = "not measured on this head: " + report::joined(rule->confirming);
             auto& counts = detail::counts_of(out, label);
-            (v.outcome == verdict::confirmed ? counts.confirmed : v.outcome == verdict::contradicted ? counts.contradicted : counts.not_tested) += 1;
+            (v.outcome == verdict::confirmed      ? counts.confirmed
+             : v.outcome == verdict::contradicted ? counts.contradicted
+             : v.outcome == verdict::undecided    ? counts.undecided
+                                                  : counts.not_tested) += 1;
             if (v.outcome == verdict::contradicted && v.certified) ++counts.certified_contradicted;
             out.verdicts.push_back(std::move(v));
         }
