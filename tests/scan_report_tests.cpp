@@ -293,7 +293,7 @@ BOOST_AUTO_TEST_CASE(markdown_gives_each_labelled_head_its_evidence_and_figures)
     BOOST_TEST(has(md, "| 1.0 | 0 | 2/2 | 2 | 3 | 5 | 2 | 3.000 | no W_E/W_U | 3.0e-15 | 0.99/0.98 | positional, previous_token |  |\n"), md);
     BOOST_TEST(has(md, "| 1.1 | 1 | 2/2 | 2 | 3 | 5 | 2 | 3.000 | no W_E/W_U | 3.0e-15 | 0.00/0.00 | semantic | copy |\n"), md);
     // The label rules table: every rule with its reason, the settings and the seeds' searches.
-    BOOST_TEST(has(md, "| previous_token | predicted attention at offset 1 >= 1/2 |"));
+    BOOST_TEST(has(md, "| previous_token | predicted previous-token score >= 1/2: the attention on key m - 1 averaged over queries m = 1 .. N, BOS being query 1's |"));
     BOOST_TEST(has(md, "| sink | predicted attention to BOS >= 0.3 |"));
     BOOST_TEST(has(md, "rank_one_reading: one-direction shares >= 0.9 and reading std /"));
     BOOST_TEST(has(md, "over offsets 0 .. 4 (R12)"));

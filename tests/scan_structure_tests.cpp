@@ -180,23 +180,34 @@ BOOST_AUTO_TEST_CASE(labels_follow_their_rules_and_say_undecided_when_evidence_i
     BOOST_TEST(l.undecided[0].reason == "no proxy input");
     BOOST_TEST(l.undecided[5].label == "copy_suppression");
     BOOST_TEST(l.undecided[5].reason == "no read-out");
-    // A majority at offset 1: previous_token and positional, certified where the lower bounds reach 1/2.
+    // A majority of every query's attention on its previous key: previous_token (read from the
+    // previous-token score, not from p(1) over queries W .. N) and positional, certified where the
+    // lower bounds reach 1/2.
     mean_field_evidence m;
     m.window = 8;
     m.by_offset = {0.10, 0.60, 0.05, 0, 0, 0, 0, 0, 0};
+    m.previous = 0.58;
     m.swing = 5, m.swing_bound = 5.1;
     e.mean_field = &m;
     l = label_head(s, e, t);
     BOOST_TEST((l.labels == strings{"previous_token", "positional"}));
     BOOST_TEST(l.certified.empty());  // no lower bounds: nothing certified
-    m.by_offset_lower = {0, 0.55, 0, 0, 0, 0, 0, 0, 0}, m.top_two_lower = 0.64;
+    m.previous_lower = 0.55, m.top_two_lower = 0.64;
     BOOST_TEST((label_head(s, e, t).certified == strings{"previous_token", "positional"}));
-    m.by_offset_lower[1] = 0.49;  // the prediction reaches 1/2, its lower bound does not: labelled, not certified
+    m.previous_lower = 0.49;  // the prediction reaches 1/2, its lower bound does not: labelled, not certified
     l = label_head(s, e, t);
     BOOST_TEST((l.labels == strings{"previous_token", "positional"}));
     BOOST_TEST((l.certified == strings{"positional"}));  // the top two's own bound, 0.64 >= 1/2
     m.top_two_lower = 0.45;
     BOOST_TEST(label_head(s, e, t).certified.empty());
+    // p(1) over queries W .. N at 0.6 with the score over every query under 1/2 (early queries
+    // attending elsewhere): positional only, since previous_token is judged by the score.
+    m.previous = 0.49, m.previous_lower.reset(), m.top_two_lower.reset();
+    BOOST_TEST((label_head(s, e, t).labels == strings{"positional"}));
+    // And the other way: the score over every query at 1/2 while p(1) over W .. N is not.
+    m.by_offset = {0.45, 0.30, 0.05, 0, 0, 0, 0, 0, 0}, m.previous = 0.5;
+    BOOST_TEST((label_head(s, e, t).labels == strings{"previous_token", "positional"}));
+    m.previous = 0;
     // Mass split over two offsets: positional only; at offset 2: offset_2.
     m.by_offset = {0.30, 0.25, 0.05, 0, 0, 0, 0, 0, 0}, m.by_offset_lower.clear(), m.top_two_lower.reset();
     BOOST_TEST((label_head(s, e, t).labels == strings{"positional"}));
@@ -466,6 +477,10 @@ BOOST_AUTO_TEST_CASE(the_mean_field_prediction_is_the_softmax_it_says)
     BOOST_TEST(p.first_query == 2u);
     BOOST_TEST(std::abs(p.by_offset[1] - offset1) < 1e-15);
     BOOST_TEST(std::abs(p.bos - bos) < 1e-15);
+    // The previous-token score averages every query 1 .. 4, query 1's previous key being BOS.
+    double previous = std::exp(-1.0) / (std::exp(-1.0) + 1) / 4;
+    for (int m = 2; m <= 4; ++m) previous += std::exp(2.0) / (std::exp(-1.0) + std::exp(2.0) + (m - 1)) / 4;
+    BOOST_TEST(std::abs(p.previous - previous) < 1e-15);
     // The same kernel in intervals: the certified mass encloses the prediction.
     head_kernel<interval> ki;
     ki.positions = 4;
@@ -475,6 +490,9 @@ BOOST_AUTO_TEST_CASE(the_mean_field_prediction_is_the_softmax_it_says)
     BOOST_TEST((one.lo() <= offset1 && offset1 <= one.hi()));
     BOOST_TEST((on_bos.lo() <= bos && bos <= on_bos.hi()));
     BOOST_TEST(one.hi() - one.lo() < 1e-14);
+    const auto on_previous = previous_token_mass(ki);
+    BOOST_TEST((on_previous.lo() <= previous && previous <= on_previous.hi()));
+    BOOST_TEST(on_previous.hi() - on_previous.lo() < 1e-14);
     // Widened by +-0.5 on every content key (a content spread), the lower bound is the worst case:
     // offset 1 at 1.5 against the other content keys at 0.5 and BOS at -1.
     for (std::size_t i = 0; i < ki.by_offset.size(); ++i) ki.by_offset[i] = interval(k.by_offset[i]) + interval(-0.5, 0.5);
@@ -545,7 +563,7 @@ BOOST_AUTO_TEST_CASE(sampled_attention_with_one_token_is_the_mean_field_moved_by
     input.normed = random_matrix(N + 1, D, rng, 1.0);
     input.mean = xt::mean(xt::view(input.normed, xt::range(1, N + 1), xt::all()), {0});
     const scan::matrix content = random_matrix(1, D, rng, 0.7);
-    const token_contents one{multiply(content, h.w_q, false, true), multiply(content, h.w_k, false, true)};
+    const token_contents one{multiply(content, h.w_q, false, true), multiply(content, h.w_k, false, true), {}, {}};
     proxy_layer moved = input;
     for (std::size_t j = 0; j < D; ++j) {
         moved.mean(j) += content(0, j);
@@ -558,6 +576,7 @@ BOOST_AUTO_TEST_CASE(sampled_attention_with_one_token_is_the_mean_field_moved_by
             const auto sampled = sampled_attention(h, input, learned, schedule, one, W, 3);
             const auto expected = predict_attention(mean_field_kernel<double>(h, moved, learned, schedule), W);
             BOOST_TEST(std::abs(sampled.bos - expected.bos) < 1e-12);
+            BOOST_TEST(std::abs(sampled.previous - expected.previous) < 1e-12);
             for (std::size_t k = 0; k <= W; ++k) BOOST_TEST(std::abs(sampled.by_offset[k] - expected.by_offset[k]) < 1e-12, k);
             BOOST_TEST(sampled.first_query == expected.first_query);
         }
@@ -591,4 +610,47 @@ BOOST_AUTO_TEST_CASE(token_contents_are_centred_per_position_when_positions_are_
     BOOST_TEST(moved > 1e-3);
     BOOST_CHECK_THROW(project_token_contents(h, rows, 16, {1, 2}), std::invalid_argument);
     BOOST_CHECK_THROW(project_token_contents(h, scan::matrix({0, D}), 16), std::invalid_argument);
+    // Given predecessors, each sampled row's predecessor's key content, centred the same way.
+    const auto paired = project_token_contents(h, rows, 16, {1, 1, 2, 2}, {no_predecessor, 0, no_predecessor, 2});
+    BOOST_TEST((paired.after == std::vector<bool>{false, true, false, true}));
+    for (std::size_t i = 0; i < d; ++i) {
+        BOOST_TEST(std::abs(paired.previous_keys(1, i) - paired.keys(0, i)) < 1e-12);
+        BOOST_TEST(std::abs(paired.previous_keys(3, i) - paired.keys(2, i)) < 1e-12);
+        BOOST_TEST(paired.previous_keys(0, i) == 0.0);
+    }
+    BOOST_CHECK_THROW(project_token_contents(h, rows, 16, {}, {0, 1}), std::invalid_argument);
+    BOOST_CHECK_THROW(project_token_contents(h, rows, 16, {}, {0, 1, 2, 9}), std::invalid_argument);
+}
+
+/// The key before a query is the query token's own predecessor: rows whose query reads what their
+/// predecessor's key holds (as when an earlier head copied the previous token in) attend more to the
+/// previous key than independent draws say; with no row after a token the draws are the independent
+/// ones, to the bit.
+BOOST_AUTO_TEST_CASE(the_key_before_a_query_is_its_own_predecessor)
+{
+    // d = D = 4; the query reads coordinates 0, 1, the key 2, 3; row i holds 3 y_{i-1} where the
+    // query reads and y_i where the key reads, so q_i . k_{i-1} = 3 |y_{i-1}|^2.
+    constexpr std::size_t width = 4, S = 60, N = 10, W = 4;
+    std::mt19937_64 rng(13);
+    std::normal_distribution<double> g;
+    model::head_weights h;
+    h.w_q = xt::zeros<double>({width, width}), h.w_k = xt::zeros<double>({width, width});
+    h.w_q(0, 0) = h.w_q(1, 1) = 1, h.w_k(0, 2) = h.w_k(1, 3) = 1;
+    scan::matrix rows = xt::zeros<double>({S, width});
+    std::vector<std::size_t> predecessor(S, no_predecessor);
+    for (std::size_t i = 0; i < S; ++i) {
+        rows(i, 2) = g(rng), rows(i, 3) = g(rng);
+        if (i % 6 != 0) predecessor[i] = i - 1, rows(i, 0) = 3 * rows(i - 1, 2), rows(i, 1) = 3 * rows(i - 1, 3);  // runs of 6
+    }
+    proxy_layer input{xt::zeros<double>({N + 1, width}), xt::zeros<double>({width})};
+    const auto independent = sampled_attention(h, input, false, std::nullopt, project_token_contents(h, rows, S), W, 32);
+    const auto paired = sampled_attention(h, input, false, std::nullopt, project_token_contents(h, rows, S, {}, predecessor), W, 32);
+    BOOST_TEST(paired.previous > independent.previous + 0.2, paired.previous << " against " << independent.previous);
+    BOOST_TEST(paired.by_offset[1] > independent.by_offset[1] + 0.2);
+    // No row after a token: every query drawn from all rows, every key independent, as without predecessors.
+    const auto alone = sampled_attention(h, input, false, std::nullopt,
+                                         project_token_contents(h, rows, S, {}, std::vector<std::size_t>(S, no_predecessor)), W, 32);
+    BOOST_TEST(alone.previous == independent.previous);
+    BOOST_TEST(alone.bos == independent.bos);
+    for (std::size_t k = 0; k <= W; ++k) BOOST_TEST(alone.by_offset[k] == independent.by_offset[k]);
 }

@@ -181,9 +181,9 @@ BOOST_AUTO_TEST_CASE(a_nope_layer_gets_no_offset_label)
 }
 
 /// stories260K: the heads qkov's own forward pass shows as previous-token heads are labelled so
-/// from the weights, and no previous_token label is contradicted by the behaviour. Away from the
-/// threshold every head must agree; of the 8 heads that show the behaviour, 7 are labelled: 2.2 is
-/// borderline (measured 0.514 against the threshold 0.495, predicted 0.491 on offset 1).
+/// from the weights, and no previous_token label is contradicted by the behaviour. Eight heads have
+/// a mean score at or above the threshold on the default 10 sequences; 7 show it beyond their 95 %
+/// interval and 2.2 (0.515 +- 0.053 against 0.495) is undecided. All 8 must be labelled.
 BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
@@ -191,22 +191,32 @@ BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
     const auto model = model::open_model(dir.string());
     const auto r = scan::scan_model(model);
     const auto behaviour = behaviour_of(model);
+    const auto* rule = behaviour.rule("previous_token");
+    BOOST_TEST_REQUIRE(rule != nullptr);
     agreement previous;
-    std::size_t shown = 0, labelled = 0;
+    std::size_t reaching = 0, shown = 0, undecided = 0, labelled = 0;
     for (const auto& b : behaviour.per_head) {
         const std::string id = std::to_string(b.layer) + "." + std::to_string(b.head);
+        const bool reaches = *rule->value(b) >= rule->threshold, has_label = has(head_of(r, b.layer, b.head).labels.labels, "previous_token");
+        reaching += reaches ? 1 : 0;
         shown += b.shows("previous_token") ? 1 : 0;
-        labelled += b.shows("previous_token") && has(head_of(r, b.layer, b.head).labels.labels, "previous_token") ? 1 : 0;
-        if (borderline(behaviour, b, "previous_token")) BOOST_TEST_MESSAGE("stories260K " << id << ": previous_token borderline, not judged");
-        else judge(previous, id, head_of(r, b.layer, b.head), "previous_token", b.shows("previous_token"));
+        undecided += b.undecided_on("previous_token") ? 1 : 0;
+        labelled += reaches && has_label ? 1 : 0;
+        if (reaches && !has_label) previous.missed.push_back(id);
+        if (!reaches && has_label) previous.contradicted.push_back(id);
     }
-    BOOST_TEST_MESSAGE("stories260K previous_token: " << previous.labelled << " of " << previous.shown << " labelled away from the threshold; missed "
-                                                      << list(previous.missed) << "; labelled without the behaviour " << list(previous.contradicted));
-    BOOST_TEST(shown == 8u);
-    BOOST_TEST(labelled >= 7u, labelled << " of the " << shown << " previous-token heads labelled");
-    BOOST_TEST(previous.missed.empty(), "previous-token heads without the label: " << list(previous.missed));
-    BOOST_TEST(previous.contradicted.empty(), "labelled previous_token without the behaviour: " << list(previous.contradicted));
-    BOOST_TEST(previous.certified_contradicted == 0u);
+    BOOST_TEST_MESSAGE("stories260K previous_token: " << labelled << " of the " << reaching << " heads reaching the threshold labelled (" << shown
+                                                      << " shown, " << undecided << " undecided)");
+    BOOST_TEST(reaching == 8u);
+    BOOST_TEST(shown >= 7u);
+    BOOST_TEST(labelled == reaching, "previous-token heads without the label: " << list(previous.missed));
+    BOOST_TEST(previous.contradicted.empty(), "labelled previous_token below the threshold: " << list(previous.contradicted));
+    for (const auto& h : r.heads)
+        for (const auto& c : h.labels.certified) {
+            const auto* b = behaviour.find(h.layer, h.head);
+            BOOST_TEST_REQUIRE(b != nullptr);
+            if (c == "previous_token") BOOST_TEST((b->shows(c) || b->undecided_on(c)), h.layer << "." << h.head << " certified previous_token, absent");
+        }
 }
 
 /// The scan's document read back by the detection's reader (detect/scan_labels.hpp) gives every

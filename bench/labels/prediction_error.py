@@ -5,9 +5,10 @@
 
 SCAN.json from `qkov scan MODEL --json SCAN.json`, DETECT.json from `qkov detect MODEL --json
 DETECT.json` on the same model. For every head with a prediction (heads[].mean_field) it compares
-the predicted attention on the previous token, p(1), with the measured mean attention at offset 1,
-and the predicted attention on BOS with the measured one, and prints the RMS and the largest
-error over the heads."""
+the predicted previous-token score (mean attention on key i - 1 over every query) with the measured
+one (TransformerLens' score divided by what is attainable, (n - 1) / n, to be the same mean), and
+the predicted attention on BOS with the measured one, and prints the RMS and the largest error
+over the heads."""
 import json
 import math
 import sys
@@ -16,13 +17,14 @@ import sys
 def errors(scan_path, detect_path):
     scan, detect = json.load(open(scan_path)), json.load(open(detect_path))
     measured = {(h["layer"], h["head"]): h for h in detect["heads"]}
+    attainable = detect["detection"]["attainable"]["previous_token"]
     previous, bos = [], []
     for h in scan["heads"]:
         predicted = h.get("mean_field")
         if not predicted:
             continue
         m = measured[(h["layer"], h["head"])]
-        previous.append(predicted["attention_by_offset"][1] - m["attention_by_offset"][1]["mean"])
+        previous.append(predicted["previous_token"] - m["previous_token"] / attainable)
         bos.append(predicted["bos"] - m["bos"]["mean"])
     return previous, bos
 
@@ -37,4 +39,4 @@ if len(sys.argv) < 3 or len(sys.argv) % 2 != 1:
     sys.exit(__doc__)
 for scan_path, detect_path in zip(sys.argv[1::2], sys.argv[2::2]):
     previous, bos = errors(scan_path, detect_path)
-    print(f"{scan_path}: {len(previous)} heads; p(1) {summary(previous)}; p(BOS) {summary(bos)}")
+    print(f"{scan_path}: {len(previous)} heads; previous-token score {summary(previous)}; p(BOS) {summary(bos)}")

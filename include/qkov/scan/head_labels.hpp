@@ -32,8 +32,10 @@ struct label_rule {
 };
 
 inline constexpr label_rule label_rules[] = {
-    {"previous_token", "predicted attention at offset 1 >= 1/2",
-     "a majority of the head's attention on the previous token: the principle qkov detect applies to behaviour", "previous_token"},
+    {"previous_token", "predicted previous-token score >= 1/2: the attention on key m - 1 averaged over queries m = 1 .. N, BOS being query 1's",
+     "a majority of the head's attention on the previous token, predicted for the statistic qkov detect's previous_token measures "
+     "(TransformerLens' score, which counts every query)",
+     "previous_token"},
     {"offset_<k>", "predicted attention at offset k >= 1/2 (k = 0 or 2 .. window)", "the same majority principle at another offset", "offset_<k>"},
     {"positional", "the two largest predicted offsets hold >= 1/2 of the attention",
      "position alone decides where most of the attention goes, even when it is split between two offsets", "positional, previous_token or offset_<k>"},
@@ -51,7 +53,7 @@ inline constexpr label_rule label_rules[] = {
 
 struct label_thresholds {
     // Labels (label_rules).
-    double offset_mass = 0.5;            ///< previous_token, offset_k: predicted p(k); positional: the top two offsets
+    double offset_mass = 0.5;            ///< previous_token: the predicted score; offset_k: predicted p(k); positional: the top two offsets
     double sink = 0.3;                   ///< predicted p(BOS)
     double semantic_swing = std::numbers::ln2;  ///< nats: position cannot double a key's weight
     double copy_top1 = 0.5;              ///< per-token top-1 share
@@ -109,8 +111,6 @@ struct label_evidence {
     std::optional<double> centred_copying_score;
 };
 
-inline std::string offset_label(std::size_t k) { return k == 1 ? "previous_token" : "offset_" + std::to_string(k); }
-
 inline head_labels label_head(const head_structure& s, const label_evidence& e, const label_thresholds& t)
 {
     head_labels out;
@@ -123,9 +123,13 @@ inline head_labels label_head(const head_structure& s, const label_evidence& e, 
     if (const auto* m = e.mean_field) {
         const auto& p = m->by_offset;
         const bool lower = !m->by_offset_lower.empty();
+        if (m->previous >= t.offset_mass) {
+            give("previous_token", m->previous_lower && *m->previous_lower >= t.offset_mass);
+            positional = true;
+        }
         for (std::size_t k = 0; k < p.size(); ++k)
-            if (p[k] >= t.offset_mass) {
-                give(offset_label(k), lower && m->by_offset_lower[k] >= t.offset_mass);
+            if (k != 1 && p[k] >= t.offset_mass) {  // offset 1 is previous_token's, over every query
+                give("offset_" + std::to_string(k), lower && m->by_offset_lower[k] >= t.offset_mass);
                 positional = true;
             }
         std::vector<std::size_t> order(p.size());

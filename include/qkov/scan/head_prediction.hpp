@@ -22,7 +22,8 @@ struct mean_field_request {
 };
 
 /// The prediction for head h (double), and certificates where a label could rest on them: a
-/// lower bound of p(delta) where the prediction reaches offset_threshold, of p(BOS) where it
+/// lower bound of p(delta) and of the previous-token score where the prediction reaches
+/// offset_threshold, of p(BOS) where it
 /// reaches sink_threshold, and the swing bounds.
 inline mean_field_evidence mean_field_of(const model::head_weights& h, const proxy_layer& input, bool learned_positions,
                                          const std::optional<io::rope_config>& rope, const model::norm_weights& norm, const mean_field_settings& s,
@@ -39,13 +40,13 @@ inline mean_field_evidence mean_field_of(const model::head_weights& h, const pro
         for (const double x : kernel.noise) sum += x;
         e.content_spread = sum / static_cast<double>(kernel.noise.size());
     }
-    e.by_offset = p.by_offset, e.bos = p.bos, e.first_query = p.first_query, e.last_query = p.last_query;
+    e.by_offset = p.by_offset, e.bos = p.bos, e.previous = p.previous, e.first_query = p.first_query, e.last_query = p.last_query;
     e.swing = positional_swing(kernel, s.window);
     const std::size_t d = h.w_q.shape()[0];
     if (!r.certify) return e;
     std::vector<double> top = e.by_offset;
     std::sort(top.rbegin(), top.rend());
-    const bool wants_offset = top.size() >= 2 && top[0] + top[1] >= r.offset_threshold;
+    const bool wants_offset = (top.size() >= 2 && top[0] + top[1] >= r.offset_threshold) || e.previous >= r.offset_threshold;
     const bool wants_bos = e.bos >= r.sink_threshold;
     const bool scaled = rope && rope->scaling && rope->scaling->type != "linear";  // no enclosure of llama3's blended angles
     if ((wants_offset || wants_bos) && !scaled) {
@@ -57,6 +58,7 @@ inline mean_field_evidence mean_field_of(const model::head_weights& h, const pro
         for (std::size_t k = 0; k < e.by_offset.size(); ++k)
             if (e.by_offset[k] >= r.offset_threshold) e.by_offset_lower[k] = mass_on_offsets(kernel_i, s.window, {k}, false).lo();
         if (order.size() >= 2) e.top_two_lower = mass_on_offsets(kernel_i, s.window, {order[0], order[1]}, false).lo();
+        if (e.previous >= r.offset_threshold) e.previous_lower = previous_token_mass(kernel_i).lo();
         if (wants_bos) e.bos_lower = mass_on_offsets(kernel_i, s.window, {}, true).lo();
         e.content_deviations = content ? r.content_deviations : 0.0;
     }

@@ -10,8 +10,8 @@
 //     offset_score); the BOS key (position 0) is k_bos = W_k x_bos + b_k from the proxy pass's row 0.
 //   Learned positions: q_m and k_n from the proxy pass's rows m and n, which carry the position
 //     embedding through every earlier block.
-// Predicted attention: the causal softmax over keys 0 .. m for each query m = W .. N, averaged:
-// p(delta) for delta = 0 .. W and p(BOS). Everything is generic over the scalar: evaluated in
+// Predicted attention: the causal softmax over keys 0 .. m for each query m, averaged: p(delta) for
+// delta = 0 .. W over queries W .. N, p(BOS) and the previous-token score over queries 1 .. N. Everything is generic over the scalar: evaluated in
 // double for the prediction and in qkov's interval arithmetic (scalar/interval.hpp) for its
 // certificate, a lower bound on p(delta) and p(BOS) and an upper bound on the swing, proofs for the
 // stored weights and the proxy input (conditional on that input, as the evidence says).
@@ -197,12 +197,15 @@ head_kernel<T> mean_field_kernel(const model::head_weights& h, const proxy_layer
 }
 
 /// Attention by offset, averaged over queries W .. N (every one of them has a key at every offset
-/// 0 .. W), and on BOS, averaged over queries 1 .. N: the averages `qkov detect` measures
-/// (head_detectors.hpp), so a prediction and its behaviour describe the same queries.
+/// 0 .. W), and on BOS and on the previous position, averaged over queries 1 .. N: the averages
+/// `qkov detect` measures (head_detectors.hpp), so a prediction and its behaviour describe the same
+/// queries. The previous-token score is TransformerLens' statistic, which qkov detect's
+/// previous_token reads: every query's attention on the key just before it, BOS being query 1's.
 template <class T>
 struct predicted_attention {
     std::vector<T> by_offset;  ///< p(delta), delta = 0 .. W
     T bos{0};
+    T previous{0};  ///< mean attention on key m - 1 over queries m = 1 .. N
     std::size_t first_query = 0, last_query = 0;  ///< of the offsets' average
 };
 
@@ -230,10 +233,12 @@ predicted_attention<T> predict_attention(const head_kernel<T>& k, std::size_t wi
         if (m >= p.first_query)
             for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += weight[m - delta] / total;
         p.bos += weight[0] / total;
+        p.previous += weight[m - 1] / total;
     }
     const T offset_queries(static_cast<double>(N - p.first_query + 1)), bos_queries(static_cast<double>(N - first_averaged_query(window, N, true) + 1));
     for (auto& x : p.by_offset) x = x / offset_queries;
     p.bos = p.bos / bos_queries;
+    p.previous = p.previous / bos_queries;
     return p;
 }
 
@@ -264,6 +269,17 @@ T mass_on_offsets(const head_kernel<T>& k, std::size_t window, const std::vector
             return (bos && n == 0) || std::find(offsets.begin(), offsets.end(), m - n) != offsets.end();
         });
     return sum / T(static_cast<double>(N - first + 1));
+}
+
+/// The previous-token score: the attention on key m - 1 averaged over the queries m = 1 .. N (BOS
+/// is query 1's previous key), predicted_attention's `previous`.
+template <class T>
+T previous_token_mass(const head_kernel<T>& k)
+{
+    const std::size_t N = k.positions;
+    T sum(0);
+    for (std::size_t m = 1; m <= N; ++m) sum += mass_on(k, m, [m](std::size_t n) { return n + 1 == m; });
+    return sum / T(static_cast<double>(N));
 }
 
 /// The largest change of a logit that offsets 0 .. W can cause, from the mean-field kernel:

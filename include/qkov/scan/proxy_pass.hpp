@@ -7,7 +7,8 @@
 //
 // The same pass on [BOS] + tokens in a seeded random order gives each token's *effective embedding*
 // at every layer: what a head of that layer reads for the token, after the earlier blocks and with a
-// random predecessor (token_copying.hpp, and the content covariance of mean_field.hpp).
+// random predecessor (token_copying.hpp, and the content covariance of mean_field.hpp). Each row
+// keeps which row its predecessor is, since what earlier heads copied from it is in the row.
 //
 // The pass needs every weight of the forward pass (forward/decoder_weights.hpp). A file without
 // them (an attention-only extract) still gets layer 0, whose input is the embedding itself; every
@@ -165,9 +166,13 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
 /// Rows of normed inputs the pass gathers layer by layer from sequences it runs: each row is one
 /// position of one run. The runs are handed to the pass (forward::layer_stepper), receive() takes
 /// each run's normed input at each layer.
+/// effective_inputs::predecessor of a row whose token came first in its run (after BOS, if any).
+inline constexpr std::size_t no_predecessor = static_cast<std::size_t>(-1);
+
 struct effective_inputs {
     std::vector<matrix> rows;            ///< per layer: one row per position read (empty until the pass reaches the layer)
     std::vector<std::size_t> position;   ///< per row: where its token sat (BOS, if any, at 0)
+    std::vector<std::size_t> predecessor;  ///< per row: the row of the token just before it in its run (no_predecessor: BOS or nothing)
     std::vector<numeric::tensor2<double>> runs;  ///< the sequences' residual vectors, for the pass (moved out to it)
     std::vector<std::vector<std::pair<std::size_t, std::size_t>>> reads;  ///< per run: (row, position in the run) it gives
 
@@ -193,6 +198,7 @@ inline effective_inputs effective_embeddings(const forward::decoder<double>& pas
     effective_inputs result;
     result.rows.resize(c.layers);
     result.position.resize(T);
+    result.predecessor.assign(T, no_predecessor);
     std::vector<std::size_t> order(T);
     for (std::size_t i = 0; i < T; ++i) order[i] = i;
     std::mt19937_64 rng(seed);
@@ -206,6 +212,7 @@ inline effective_inputs effective_embeddings(const forward::decoder<double>& pas
         for (std::size_t i = 0; i < n; ++i) {
             sequence.push_back(static_cast<forward::token_id>(tokens[order[first + i]]));
             result.position[order[first + i]] = lead + i;
+            if (i > 0) result.predecessor[order[first + i]] = order[first + i - 1];
             result.reads.back().emplace_back(order[first + i], lead + i);
         }
         result.runs.push_back(pass.embed(sequence));
@@ -236,6 +243,7 @@ inline effective_inputs text_inputs(const forward::decoder<double>& pass, std::o
         result.reads.emplace_back();
         for (std::size_t i = lead; i < run.size(); ++i) {
             result.reads.back().emplace_back(result.position.size(), i);
+            result.predecessor.push_back(i > lead ? result.position.size() - 1 : no_predecessor);
             result.position.push_back(i);
         }
         result.runs.push_back(pass.embed(run));

@@ -7,8 +7,14 @@
 // model loses: the query's content moves the offset profile itself (q_c^T R_delta k_bar), the BOS
 // key's score moves with the query, and the key at offset 0 is the query's own token.
 //
+// The key just before the query is the query token's own predecessor where the rows say which it
+// was: earlier heads copy the previous token into a position, so a query and its previous key are
+// not independent, and a head can attend to the previous token through that (on stories260K's 2.2
+// it is 0.02 of the previous-token score; docs/SCAN-LABELS.md).
+//
 // The draws come from the tokens of the proxy pass's random context (no user data); the averages
-// are the ones predict_attention takes (offsets over queries W .. N, BOS over 1 .. N), so the two
+// are the ones predict_attention takes (offsets over queries W .. N, BOS and the previous-token
+// score over 1 .. N), so the two
 // predictions and `qkov detect`'s measurements describe the same queries.
 #pragma once
 
@@ -33,21 +39,30 @@
 namespace qkov::scan {
 
 /// The content of sampled tokens as one head sees it: rows W_q (x_t - mu_l) and W_k (x_t - mu_l),
-/// S x d each, for S tokens' effective embeddings x_t at the head's layer.
+/// S x d each, for S tokens' effective embeddings x_t at the head's layer; and, where the rows say
+/// which row preceded each in its run, the key content of that predecessor (previous_keys, S x d;
+/// after[i]: row i had one; empty: the predecessors are not known).
 struct token_contents {
     matrix queries, keys;
+    matrix previous_keys;
+    std::vector<bool> after;
 };
 
 /// At most `limit` of the rows of `effective` (every stride-th), centred and projected. Centred on
 /// the mean of all rows, or, given each row's position (a model with learned positions, whose
 /// residual carries the position), on the mean of the rows at the same position: the mean field
-/// already holds each position's part, and content is what a token adds to it.
+/// already holds each position's part, and content is what a token adds to it. Given each row's
+/// predecessor (effective_inputs::predecessor), the key content of every sampled row's
+/// predecessor too.
 inline token_contents project_token_contents(const model::head_weights& h, const matrix& effective, std::size_t limit,
-                                             const std::vector<std::size_t>& position = {})
+                                             const std::vector<std::size_t>& position = {}, const std::vector<std::size_t>& predecessor = {})
 {
     const std::size_t n = effective.shape()[0], D = effective.shape()[1];
     if (n == 0 || limit == 0) throw std::invalid_argument("qkov: no tokens to sample content from");
     if (!position.empty() && position.size() != n) throw std::invalid_argument("qkov: a position for every effective embedding is needed");
+    if (!predecessor.empty() && predecessor.size() != n) throw std::invalid_argument("qkov: a predecessor for every effective embedding is needed");
+    for (const std::size_t p : predecessor)
+        if (p != no_predecessor && p >= n) throw std::invalid_argument("qkov: a predecessor row is outside the effective embeddings");
     const std::size_t stride = n <= limit ? 1 : (n + limit - 1) / limit, rows = (n + stride - 1) / stride;
     const std::size_t groups = position.empty() ? 1 : *std::max_element(position.begin(), position.end()) + 1;
     const auto group_of = [&](std::size_t i) { return position.empty() ? std::size_t{0} : position[i]; };
@@ -62,7 +77,17 @@ inline token_contents project_token_contents(const model::head_weights& h, const
     matrix centred({rows, D});
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t j = 0; j < D; ++j) centred(r, j) = effective(r * stride, j) - mean(group_of(r * stride), j);
-    return {multiply(centred, h.w_q, false, true), multiply(centred, h.w_k, false, true)};
+    token_contents out{multiply(centred, h.w_q, false, true), multiply(centred, h.w_k, false, true), {}, {}};
+    if (predecessor.empty()) return out;
+    matrix before = xt::zeros<double>({rows, D});
+    out.after.assign(rows, false);
+    for (std::size_t r = 0; r < rows; ++r)
+        if (const std::size_t p = predecessor[r * stride]; p != no_predecessor) {
+            out.after[r] = true;
+            for (std::size_t j = 0; j < D; ++j) before(r, j) = effective(p, j) - mean(group_of(p), j);
+        }
+    out.previous_keys = multiply(before, h.w_k, false, true);
+    return out;
 }
 
 namespace detail {
@@ -80,8 +105,12 @@ inline double rotated_dot(const double* q, const double* k, std::size_t d, const
 }
 } // namespace detail
 
-/// Attention by offset (queries W .. N) and on BOS (queries 1 .. N) of head h on random text: for
-/// each query, `samples` draws of a token per position from `c`.
+/// Attention by offset (queries W .. N), on BOS and on the previous key (queries 1 .. N) of head h on
+/// random text: for each query, `samples` draws of a token per position from `c`. Where `c` knows
+/// each row's predecessor, the key before the query is the query token's own predecessor: the one
+/// its effective embedding was read after, whose content earlier heads copied into it (the query
+/// at position 1 is drawn from the rows read right after BOS, the others from the rows read after
+/// a token). The other keys are drawn independently.
 inline predicted_attention<double> sampled_attention(const model::head_weights& h, const proxy_layer& input, bool learned_positions,
                                                      const std::optional<io::rope_config>& rope, const token_contents& c, std::size_t window,
                                                      std::size_t samples = 64)
@@ -110,6 +139,16 @@ inline predicted_attention<double> sampled_attention(const model::head_weights& 
                 cosines[delta * layout.pairs() + l] = std::cos(static_cast<double>(delta) * theta[l]),
                                                sines[delta * layout.pairs() + l] = std::sin(static_cast<double>(delta) * theta[l]);
     }
+    // The rows a query is drawn from: after BOS (position 1) and after a token (positions 2 .. N).
+    const bool paired = !c.after.empty();
+    if (paired && (c.after.size() != S || c.previous_keys.shape()[0] != S || c.previous_keys.shape()[1] != d))
+        throw std::invalid_argument("qkov: the predecessors' key contents do not match the sampled tokens");
+    std::vector<std::size_t> after_bos, after_token;
+    for (std::size_t i = 0; paired && i < S; ++i) (c.after[i] ? after_token : after_bos).push_back(i);
+    const auto draw_query = [&](std::size_t m, std::mt19937_64& g) {
+        const auto& from = m == 1 ? after_bos : after_token;
+        return paired && !from.empty() ? from[numeric::uniform_below(g, from.size())] : numeric::uniform_below(g, S);
+    };
     predicted_attention<double> p;
     p.by_offset.assign(window + 1, 0.0);
     p.first_query = first_averaged_query(window, N, false), p.last_query = N;
@@ -119,12 +158,18 @@ inline predicted_attention<double> sampled_attention(const model::head_weights& 
     for (std::size_t m = first_averaged_query(window, N, true); m <= N; ++m) {
         for (std::size_t r = 0; r < samples; ++r) {
             token.resize(m + 1);
-            for (std::size_t n = 1; n <= m; ++n) token[n] = numeric::uniform_below(rng, S);
+            for (std::size_t n = 1; n < m; ++n) token[n] = numeric::uniform_below(rng, S);
+            token[m] = draw_query(m, rng);
+            const bool own_predecessor = paired && m >= 2 && c.after[token[m]];
             for (std::size_t i = 0; i < d; ++i) query[i] = query_at[m][i] + c.queries(token[m], i);
             weight.assign(m + 1, 0.0);
             double top = -INFINITY, total = 0;
             for (std::size_t n = 0; n <= m; ++n) {
-                for (std::size_t i = 0; i < d; ++i) key[i] = key_at[n][i] + (n == 0 ? 0.0 : c.keys(token[n], i));  // BOS: one fixed token
+                const auto content = [&](std::size_t i) {
+                    if (n == 0) return 0.0;  // BOS: one fixed token
+                    return own_predecessor && n + 1 == m ? c.previous_keys(token[m], i) : c.keys(token[n], i);
+                };
+                for (std::size_t i = 0; i < d; ++i) key[i] = key_at[n][i] + content(i);
                 const std::size_t at = (m - n) * layout.pairs();
                 top = std::max(top, weight[n] = scale * detail::rotated_dot(query.data(), key.data(), d, layout, cosines.data() + at, sines.data() + at));
             }
@@ -132,10 +177,12 @@ inline predicted_attention<double> sampled_attention(const model::head_weights& 
             if (m >= p.first_query)
                 for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += weight[m - delta] / total / static_cast<double>(samples);
             p.bos += weight[0] / total / static_cast<double>(samples);
+            p.previous += weight[m - 1] / total / static_cast<double>(samples);
         }
     }
     for (auto& x : p.by_offset) x /= static_cast<double>(N - p.first_query + 1);
     p.bos /= static_cast<double>(N - first_averaged_query(window, N, true) + 1);
+    p.previous /= static_cast<double>(N - first_averaged_query(window, N, true) + 1);
     return p;
 }
 

@@ -230,10 +230,10 @@ inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const s
          [](const head_metrics& h) -> std::optional<double> { return h.structure.one_direction_q; }, scale_kind::linear, 0.0, 1.0},
         {"one_direction_k.png", "share of W_K in its top direction (claim R7)", "sigma_1^2 / sum sigma_i^2",
          [](const head_metrics& h) -> std::optional<double> { return h.structure.one_direction_k; }, scale_kind::linear, 0.0, 1.0},
-        {"predicted_previous_token.png", "predicted attention on the previous token (docs/SCAN-LABELS.md)", "p(1)",
+        {"predicted_previous_token.png", "predicted previous-token score (docs/SCAN-LABELS.md)", "attention on key m - 1, queries 1 .. N",
          [](const head_metrics& h) -> std::optional<double> {
-             if (!h.mean_field || h.mean_field->by_offset.size() < 2) return std::nullopt;
-             return h.mean_field->by_offset[1];
+             if (!h.mean_field) return std::nullopt;
+             return h.mean_field->previous;
          }, scale_kind::linear, 0.0, 1.0},
     };
     std::vector<scan_figure> written;

@@ -45,6 +45,7 @@ inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& 
     if (!m) return nullptr;
     return {{k::by_offset, m->by_offset},
             {k::bos, m->bos},
+            {k::previous_token, m->previous},
             {"queries", {m->first_query, m->last_query}},
             {"window", m->window},
             {"positions", m->positions},
@@ -55,6 +56,7 @@ inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& 
             {"top_two_lower_bound", optional_number(m->top_two_lower)},
             {"content_spread", optional_number(m->content_spread)},
             {"bos_lower_bound", optional_number(m->bos_lower)},
+            {"previous_token_lower_bound", optional_number(m->previous_lower)},
             {"certificates_hold_within_content_deviations", m->content_deviations}};
 }
 

@@ -18,6 +18,7 @@ inline constexpr const char* certified = "certified";
 inline constexpr const char* mean_field = "mean_field";
 inline constexpr const char* by_offset = "attention_by_offset";
 inline constexpr const char* bos = "bos";
+inline constexpr const char* previous_token = "previous_token";
 inline constexpr const char* token_copying = "token_copying";
 inline constexpr const char* top1_share = "top1_share";
 inline constexpr const char* bottom10_share = "bottom10_share";

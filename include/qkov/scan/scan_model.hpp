@@ -114,6 +114,11 @@ struct model_evidence {
         static const std::vector<std::size_t> none;
         return calibration ? calibration->position : readout ? readout->effective.position : none;
     }
+    [[nodiscard]] const std::vector<std::size_t>& content_predecessors() const
+    {
+        static const std::vector<std::size_t> none;
+        return calibration ? calibration->predecessor : readout ? readout->effective.predecessor : none;
+    }
 
     /// Runs the pass through layer l (and any before it not yet run): each layer's proxy input,
     /// content rows, their covariance and mean mu_l (over the tokens in their context, not the
@@ -192,7 +197,8 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
         std::optional<token_contents> tokens;  // the tokens' own content, drawn into the prediction
         if (const auto* rows = evidence.content_rows(); rows && h.layer < rows->size())
             tokens = project_token_contents(h, (*rows)[h.layer], t.content_tokens,
-                                            evidence.proxy.learned_positions ? evidence.content_positions() : std::vector<std::size_t>{});
+                                            evidence.proxy.learned_positions ? evidence.content_positions() : std::vector<std::size_t>{},
+                                            evidence.content_predecessors());
         m.mean_field = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
                                      {options.certify, t.offset_mass, t.sink, t.content_deviations}, content ? &*content : nullptr,
                                      tokens ? &*tokens : nullptr);
