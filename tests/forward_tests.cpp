@@ -604,12 +604,12 @@ BOOST_AUTO_TEST_CASE(stories260k_has_previous_token_heads_and_no_induction_head)
 
 namespace {
 
-/// A two-layer SmolLM3 checkpoint (D = 8, 2 query heads sharing 1 kv head, d = 4, V = 12) with
-/// fixed pseudo-random weights and the given no_rope_layers; `quiet_layer0_queries` zeroes layer
-/// 0's W_q, so that its pattern is uniform whether it rotates or not.
-fs::path tiny_smollm3(const std::string& name, const nlohmann::json& no_rope_layers, bool quiet_layer0_queries = false)
+/// A two-layer SmolLM3 checkpoint (D = 8, 2 query heads sharing 1 kv head, d = 4, V = 12, MLP
+/// width I) with fixed pseudo-random weights and the given no_rope_layers; `quiet_layer0_queries`
+/// zeroes layer 0's W_q, so that its pattern is uniform whether it rotates or not.
+fs::path tiny_smollm3(const std::string& name, const nlohmann::json& no_rope_layers, bool quiet_layer0_queries = false, std::size_t I = 12)
 {
-    constexpr std::size_t D = 8, H = 2, K = 1, d = 4, I = 12, V = 12;
+    constexpr std::size_t D = 8, H = 2, K = 1, d = 4, V = 12;
     std::uint32_t state = 12345;
     const auto values = [&](std::size_t n, float scale) {
         std::vector<float> v(n);
@@ -672,6 +672,48 @@ double max_difference(const forward::tensor2<double>& a, const forward::tensor2<
 const std::vector<token_id> nope_tokens{1, 7, 3, 9, 3, 11, 4, 7, 2, 5};
 
 } // namespace
+
+// An MLP wider than one slice (forward::mlp_slice_width) is summed slice by slice: the resident
+// and the streamed pass agree to the bit, each sequence stepped with another is as when run
+// alone, and the sum of the slices is the one product of the whole MLP up to rounding.
+BOOST_AUTO_TEST_CASE(an_mlp_wider_than_a_slice_is_summed_slice_by_slice)
+{
+    const std::size_t width = 2 * forward::mlp_slice_width + 5;
+    const auto model = model::open_model(tiny_smollm3("wide-mlp", {1, 1}, false, width));
+    const forward::decoder<double> resident(model), streamed(model, forward::weight_residence::streamed);
+    BOOST_TEST_REQUIRE(resident.weights().blocks.at(0).mlp.slices.size() == 3u);
+    BOOST_TEST(resident.weights().blocks.at(0).mlp.slices.at(2).w_in.shape()[0] == 5u);
+    const std::vector<token_id> a{1, 7, 3, 9, 3}, b{4, 4, 0, 11};
+    BOOST_TEST((resident.logits(a) == streamed.logits(a)));
+    forward::layer_stepper<double> stepper(streamed, {streamed.embed(a), streamed.embed(b)});
+    while (stepper.next_layer() < model.config().layers) stepper.step();
+    BOOST_TEST((stepper.residuals().at(0) == resident.residual_stream(a)));
+    BOOST_TEST((stepper.residuals().at(1) == resident.residual_stream(b)));
+    // The same weights with the MLP as one slice: one product over the whole width.
+    auto whole = forward::read_decoder_weights<double>(model);
+    for (auto& block : whole.blocks) {
+        forward::mlp_slice<double> one;
+        const std::size_t D = model.config().hidden_size;
+        one.w_in = forward::tensor2<double>::from_shape({width, D}), one.w_gate = forward::tensor2<double>::from_shape({width, D});
+        one.w_out = forward::tensor2<double>::from_shape({D, width});
+        std::size_t first = 0;
+        for (const auto& part : block.mlp.slices) {
+            const std::size_t f = part.w_in.shape()[0];
+            std::copy(part.w_in.begin(), part.w_in.end(), one.w_in.begin() + static_cast<std::ptrdiff_t>(first * D));
+            std::copy(part.w_gate.begin(), part.w_gate.end(), one.w_gate.begin() + static_cast<std::ptrdiff_t>(first * D));
+            for (std::size_t r = 0; r < D; ++r)
+                for (std::size_t j = 0; j < f; ++j) one.w_out(r, first + j) = part.w_out(r, j);
+            first += f;
+        }
+        BOOST_TEST_REQUIRE(first == width);
+        block.mlp.slices = {std::move(one)};
+    }
+    const forward::decoder<double> unsliced(std::move(whole));
+    const auto sliced_logits = resident.logits(a), whole_logits = unsliced.logits(a);
+    double scale = 0;
+    for (const double x : whole_logits) scale = std::max(scale, std::abs(x));
+    BOOST_TEST(max_difference(sliced_logits, whole_logits) <= 1e-12 * scale);
+}
 
 // Layer by layer: the RoPE layer of a [1, 0] model is the all-RoPE model's, its NoPE layer the
 // RoPE-free model's; and a NoPE layer is blind to order: its last query sees the earlier keys as a

@@ -41,13 +41,32 @@ struct attention_params {
     std::vector<T> b_q, b_k, b_v, b_o;  ///< empty when the model has none
 };
 
-/// The MLP: out(act(in x + b_in) [* (gate x)]) + b_out; w_gate is empty unless SwiGLU.
+/// A slice of the MLP's hidden width F: rows [first, first + f) of its input projections and the
+/// same columns of its output projection. Its part of the output is
+/// out_slice(act(in_slice x + b_in) [* act(gate_slice x)]); the MLP's output is the sum of its
+/// slices' parts, in order, plus b_out.
+template <class T>
+struct mlp_slice {
+    tensor2<T> w_in;    ///< f x D (Llama: up_proj's rows)
+    tensor2<T> w_gate;  ///< f x D (Llama: gate_proj's rows, activated), or empty
+    tensor2<T> w_out;   ///< D x f: the output projection's columns
+    std::vector<T> b_in;
+};
+
+/// The MLP's hidden width is taken in slices of this many (the last one narrower): a streamed
+/// pass holds one slice of a layer's MLP at a time, not all of it. Llama-3-8B's MLP is 1.4 GB of
+/// a layer's 1.75 GB in float64; a slice of 2,048 of its 14,336 is 200 MB. The slices are fixed by
+/// the model, not by where the weights live, so a resident and a streamed pass sum the same parts
+/// in the same order and agree to the bit. MLPs up to this width are one slice: their output is
+/// the single product it always was.
+inline constexpr std::size_t mlp_slice_width = 2048;
+
+/// The MLP: out(act(in x + b_in) [* act(gate x)]) + b_out, in slices of its hidden width.
 template <class T>
 struct mlp_params {
-    tensor2<T> w_in;    ///< F x D (Llama: up_proj)
-    tensor2<T> w_gate;  ///< F x D (Llama: gate_proj, activated), or empty
-    tensor2<T> w_out;   ///< D x F
-    std::vector<T> b_in, b_out;
+    std::size_t width = 0;              ///< F
+    std::vector<mlp_slice<T>> slices;   ///< every slice (resident), or none (streamed: read one at a time)
+    std::vector<T> b_out;
 };
 
 template <class T>
@@ -210,54 +229,97 @@ inline std::vector<double> optional_bias(const model::attention_model& m, std::s
     return {v.begin(), v.end()};
 }
 
-/// An nn.Linear [out, in] weight, or a Conv1D [in, out] one read transposed; rows x columns as used.
-/// The transpose is copied in square tiles, converting as it goes: an element-wise strided copy
-/// (xt::transpose assigned to a matrix) of GPT-2 small's MLP weights was about a tenth of the
-/// time of reading the model.
+/// Rows [out_first, out_first + outs) x columns [in_first, in_first + ins) of an nn.Linear [out, in]
+/// weight, or of a Conv1D [in, out] one read transposed; rows x columns as used. The transpose is
+/// copied in square tiles, converting as it goes: an element-wise strided copy (xt::transpose
+/// assigned to a matrix) of GPT-2 small's MLP weights was about a tenth of the time of reading the
+/// model.
 template <class T>
-tensor2<T> linear(const io::tensor_view& t, std::size_t out, std::size_t in, bool conv1d)
+tensor2<T> linear_block(const io::tensor_view& t, std::size_t out, std::size_t in, bool conv1d, std::size_t out_first, std::size_t outs,
+                        std::size_t in_first, std::size_t ins)
 {
-    if (!conv1d) return converted<T>(model::attention_model::load(t, out, in));
-    const model::matrix m = model::attention_model::load(t, in, out);
-    tensor2<T> result = tensor2<T>::from_shape({out, in});
+    if (!conv1d) return converted<T>(model::attention_model::load_block(t, out, in, out_first, outs, in_first, ins));
+    const model::matrix m = model::attention_model::load_block(t, in, out, in_first, ins, out_first, outs);  // ins x outs
+    tensor2<T> result = tensor2<T>::from_shape({outs, ins});
     const double* from = m.data();
     T* to = result.data();
     constexpr std::size_t tile = 32;
-    for (std::size_t r0 = 0; r0 < in; r0 += tile)
-        for (std::size_t c0 = 0; c0 < out; c0 += tile) {
-            const std::size_t r1 = std::min(r0 + tile, in), c1 = std::min(c0 + tile, out);
+    for (std::size_t r0 = 0; r0 < ins; r0 += tile)
+        for (std::size_t c0 = 0; c0 < outs; c0 += tile) {
+            const std::size_t r1 = std::min(r0 + tile, ins), c1 = std::min(c0 + tile, outs);
             for (std::size_t c = c0; c < c1; ++c)
-                for (std::size_t r = r0; r < r1; ++r) to[c * in + r] = static_cast<T>(from[r * out + c]);
+                for (std::size_t r = r0; r < r1; ++r) to[c * ins + r] = static_cast<T>(from[r * outs + c]);
         }
     return result;
 }
 
+/// A whole nn.Linear [out, in] (or Conv1D [in, out]) weight, as linear_block reads it.
 template <class T>
-mlp_params<T> read_mlp(const model::attention_model& m, std::size_t l)
+tensor2<T> linear(const io::tensor_view& t, std::size_t out, std::size_t in, bool conv1d)
 {
-    const auto& c = m.config();
-    const std::size_t D = c.hidden_size;
-    mlp_params<T> p;
-    const auto bias = [&](const char* suffix, std::size_t n) {
-        const auto b = optional_bias(m, l, suffix, n);
-        return std::vector<T>(b.begin(), b.end());
-    };
-    // The hidden width is read from the first projection's shape; load() checks every other shape.
-    const auto width = [&](const io::tensor_view& t, std::size_t axis) {
-        if (t.shape.size() != 2) throw io::model_file_error(t.file, t.name, "must be a matrix");
-        return t.shape[axis];
-    };
+    return linear_block<T>(t, out, in, conv1d, 0, out, 0, in);
+}
+
+/// Layer l's MLP tensors, their layout and the hidden width F.
+struct mlp_tensors {
+    const io::tensor_view *in = nullptr, *gate = nullptr, *out = nullptr;
+    std::string in_bias, out_bias;
+    std::size_t width = 0;
+    bool conv1d = false;  ///< GPT-2's Conv1D [in, out]; nn.Linear [out, in]
+};
+
+inline mlp_tensors find_mlp(const model::attention_model& m, std::size_t l)
+{
     const auto& layout = m.layout();
-    const bool conv1d = layout.conv1d;  // GPT-2's Conv1D [in, out]; nn.Linear [out, in]
-    const auto& w_in = present(m, l, tensor_of(layout.mlp_in, "weight").c_str());
-    const std::size_t F = width(w_in, conv1d ? 1 : 0);
-    p.w_in = linear<T>(w_in, F, D, conv1d), p.b_in = bias(tensor_of(layout.mlp_in, "bias").c_str(), F);
-    p.w_out = linear<T>(present(m, l, tensor_of(layout.mlp_out, "weight").c_str()), D, F, conv1d), p.b_out = bias(tensor_of(layout.mlp_out, "bias").c_str(), D);
+    mlp_tensors t;
+    t.conv1d = layout.conv1d;
+    t.in = &present(m, l, tensor_of(layout.mlp_in, "weight").c_str());
+    t.out = &present(m, l, tensor_of(layout.mlp_out, "weight").c_str());
+    t.in_bias = tensor_of(layout.mlp_in, "bias"), t.out_bias = tensor_of(layout.mlp_out, "bias");
+    // The hidden width is read from the first projection's shape; the reads check every other shape.
+    if (t.in->shape.size() != 2) throw io::model_file_error(t.in->file, t.in->name, "must be a matrix");
+    t.width = t.in->shape[t.conv1d ? 1 : 0];
     if (layout.mlp_gate) {  // SwiGLU: out(silu(gate x) * in x)
-        p.w_gate = linear<T>(present(m, l, tensor_of(layout.mlp_gate, "weight").c_str()), F, D, conv1d);
+        t.gate = &present(m, l, tensor_of(layout.mlp_gate, "weight").c_str());
         if (const auto gate_bias = tensor_of(layout.mlp_gate, "bias"); m.layer_tensor(l, {gate_bias.c_str()}) != nullptr)
             throw io::model_file_error(m.source().location(), m.layer_tensor_name(l, gate_bias.c_str()), "a gate bias, which the forward pass does not apply");
     }
+    return t;
+}
+
+/// Slice `index` of layer l's MLP (hidden rows [index * mlp_slice_width, ...)).
+template <class T>
+mlp_slice<T> read_mlp_slice(const model::attention_model& m, std::size_t l, std::size_t index)
+{
+    const std::size_t D = m.config().hidden_size;
+    const mlp_tensors t = find_mlp(m, l);
+    const std::size_t first = index * mlp_slice_width;
+    if (first >= t.width) throw std::out_of_range("qkov: MLP slice " + std::to_string(index) + " of a hidden width of " + std::to_string(t.width));
+    const std::size_t f = std::min(mlp_slice_width, t.width - first);
+    mlp_slice<T> s;
+    s.w_in = linear_block<T>(*t.in, t.width, D, t.conv1d, first, f, 0, D);
+    if (t.gate) s.w_gate = linear_block<T>(*t.gate, t.width, D, t.conv1d, first, f, 0, D);
+    s.w_out = linear_block<T>(*t.out, D, t.width, t.conv1d, 0, D, first, f);
+    const auto b_in = optional_bias(m, l, t.in_bias.c_str(), t.width);
+    if (!b_in.empty()) s.b_in.assign(b_in.begin() + static_cast<std::ptrdiff_t>(first), b_in.begin() + static_cast<std::ptrdiff_t>(first + f));
+    return s;
+}
+
+/// The number of slices of a hidden width F.
+inline std::size_t mlp_slice_count(std::size_t width) { return (width + mlp_slice_width - 1) / mlp_slice_width; }
+
+/// Layer l's MLP: its width, output bias and, when `with_slices`, every slice (else none: a
+/// streamed pass reads them one at a time).
+template <class T>
+mlp_params<T> read_mlp(const model::attention_model& m, std::size_t l, bool with_slices)
+{
+    const mlp_tensors t = find_mlp(m, l);
+    mlp_params<T> p;
+    p.width = t.width;
+    const auto b_out = optional_bias(m, l, t.out_bias.c_str(), m.config().hidden_size);
+    p.b_out.assign(b_out.begin(), b_out.end());
+    if (with_slices)
+        for (std::size_t s = 0; s < mlp_slice_count(t.width); ++s) p.slices.push_back(read_mlp_slice<T>(m, l, s));
     return p;
 }
 
@@ -287,9 +349,10 @@ attention_params<T> read_attention(const model::layer_weights& lw, std::size_t k
 
 } // namespace detail
 
-/// Layer l's weights, converted to T (the tensors were required by require_forward_tensors).
+/// Layer l's weights, converted to T (the tensors were required by require_forward_tensors);
+/// without the MLP's slices when `mlp_slices` is false (a streamed pass reads those one at a time).
 template <class T>
-block_params<T> read_block(const model::attention_model& m, std::size_t l)
+block_params<T> read_block(const model::attention_model& m, std::size_t l, bool mlp_slices = true)
 {
     const auto& layout = m.layout();
     const std::string mlp_norm_bias = detail::bias_of(layout.mlp_norm);
@@ -298,7 +361,7 @@ block_params<T> read_block(const model::attention_model& m, std::size_t l)
     b.attention_norm = {lw.norm.kind, detail::converted<T>(lw.norm.weight), detail::converted<T>(lw.norm.bias), lw.norm.eps};
     b.attention = detail::read_attention<T>(lw, m.config().kv_heads);
     b.mlp_norm = detail::read_norm<T>(m, detail::present(m, l, layout.mlp_norm), m.layer_tensor(l, {mlp_norm_bias.c_str()}));
-    b.mlp = detail::read_mlp<T>(m, l);
+    b.mlp = detail::read_mlp<T>(m, l, mlp_slices);
     return b;
 }
 

@@ -126,7 +126,7 @@ public:
             throw std::invalid_argument("qkov: residual vectors of width " + std::to_string(x.shape()[1]) + " for a model of width " +
                                         std::to_string(w_.config.hidden_size));
         const auto rope = rope_setting<T>(w_.config, x.shape()[0]);
-        for (std::size_t l = 0; l < w_.config.layers; ++l) x = block(l, x, layer_rotation(rope, w_.config, l), visit, on_input, visit_values);
+        for (std::size_t l = 0; l < w_.config.layers; ++l) x = block(l, std::move(x), layer_rotation(rope, w_.config, l), visit, on_input, visit_values);
         return x;
     }
 
@@ -219,20 +219,29 @@ private:
     }
 
     /// Layer l's weights: held (resident), or read from the file, the last layer read kept so the
-    /// blocks of one run and a layer_stepper's sequences share one read (streamed).
+    /// blocks of one run and a layer_stepper's sequences share one read (streamed; the MLP's
+    /// slices are not in it, mlp_slice_of reads them).
     [[nodiscard]] std::shared_ptr<const block_params<T>> block_weights(std::size_t l) const
     {
         if (!w_.source) return std::shared_ptr<const block_params<T>>(std::shared_ptr<const void>(), &w_.blocks.at(l));  // not owned
         const std::lock_guard lock(streamed_->mutex);
         if (!streamed_->block || streamed_->layer != l) {
             streamed_->block.reset();  // the old layer goes before the new one is read (unless a caller still holds it)
-            streamed_->block = std::make_shared<const block_params<T>>(read_block<T>(*w_.source, l));
+            streamed_->block = std::make_shared<const block_params<T>>(read_block<T>(*w_.source, l, false));
             streamed_->layer = l;
         }
         return streamed_->block;
     }
 
-    tensor2<T> mlp(const tensor2<T>& x, const mlp_params<T>& p) const
+    /// Slice s of layer l's MLP: held (resident) or read from the file (streamed; let go by the caller).
+    [[nodiscard]] std::shared_ptr<const mlp_slice<T>> mlp_slice_of(const block_params<T>& b, std::size_t l, std::size_t s) const
+    {
+        if (!w_.source) return std::shared_ptr<const mlp_slice<T>>(std::shared_ptr<const void>(), &b.mlp.slices.at(s));  // not owned
+        return std::make_shared<const mlp_slice<T>>(detail::read_mlp_slice<T>(*w_.source, l, s));
+    }
+
+    /// What one slice of an MLP adds for input rows x (n x D): out_slice(act(in_slice x + b) [* act(gate_slice x)]).
+    [[nodiscard]] tensor2<T> mlp_part(const tensor2<T>& x, const mlp_slice<T>& p) const
     {
         tensor2<T> hidden = detail::affine(x, p.w_in, p.b_in);
         if (p.w_gate.size() != 0) {  // SwiGLU: act(gate x) * (up x)
@@ -242,21 +251,52 @@ private:
         } else {
             activate_in_place(w_.mlp_activation, hidden.data(), hidden.size());
         }
-        return detail::affine(hidden, p.w_out, p.b_out);
+        return numeric::product(hidden, p.w_out, numeric::transposed::yes);
     }
 
-    tensor2<T> block(std::size_t l, const tensor2<T>& x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit,
-                     const layer_input_visitor<T>& on_input, const value_visitor<T>& visit_values) const
+    /// Layer l over several sequences at once, each xs[i] replaced by the layer's output: every
+    /// sequence's attention first, then the MLP one slice of its hidden width at a time over all
+    /// of them, so a streamed slice is read once for every sequence and only one is held. Each
+    /// sequence's numbers are the same whatever the other sequences: the slices are summed in
+    /// order, then b_out added. on_input(i, normed) sees sequence i's normed attention input.
+    void run_layer(std::size_t l, std::span<tensor2<T>*> xs, std::span<const rope_rotation_setting<T>* const> rope, const pattern_visitor<T>& visit,
+                   const std::function<void(std::size_t, const tensor2<T>&)>& on_input, const value_visitor<T>& visit_values) const
     {
         const auto held = block_weights(l);
         const auto& b = *held;
-        const tensor2<T> normed = normalized(x, b.attention_norm);
-        if (on_input) on_input(l, normed);
-        tensor2<T> out = x + attention_block(normed, b.attention, w_.config, l, rope, visit, visit_values);
-        // Parallel: the MLP reads the block's input; sequential: the residual after attention.
-        out += mlp(normalized(w_.config.parallel_residual ? x : out, b.mlp_norm), b.mlp);
-        detail::require_finite(out, "layer " + std::to_string(l) + "'s residual stream after its MLP");
-        return out;
+        std::vector<tensor2<T>> after_attention, mlp_input, mlp_out(xs.size());
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            const tensor2<T> normed = normalized(*xs[i], b.attention_norm);
+            if (on_input) on_input(i, normed);
+            after_attention.push_back(*xs[i] + attention_block(normed, b.attention, w_.config, l, rope[i], visit, visit_values));
+            // Parallel: the MLP reads the block's input; sequential: the residual after attention.
+            mlp_input.push_back(normalized(w_.config.parallel_residual ? *xs[i] : after_attention.back(), b.mlp_norm));
+        }
+        const std::size_t slices = w_.source ? detail::mlp_slice_count(b.mlp.width) : b.mlp.slices.size();
+        for (std::size_t s = 0; s < slices; ++s) {
+            const auto slice = mlp_slice_of(b, l, s);
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                if (s == 0) mlp_out[i] = mlp_part(mlp_input[i], *slice);
+                else mlp_out[i] += mlp_part(mlp_input[i], *slice);
+            }
+        }
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            if (!b.mlp.b_out.empty())
+                for (std::size_t t = 0; t < mlp_out[i].shape()[0]; ++t)
+                    for (std::size_t j = 0; j < b.mlp.b_out.size(); ++j) mlp_out[i](t, j) += b.mlp.b_out[j];
+            *xs[i] = after_attention[i] + mlp_out[i];
+            detail::require_finite(*xs[i], "layer " + std::to_string(l) + "'s residual stream after its MLP");
+        }
+    }
+
+    tensor2<T> block(std::size_t l, tensor2<T> x, const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit,
+                     const layer_input_visitor<T>& on_input, const value_visitor<T>& visit_values) const
+    {
+        tensor2<T>* one[] = {&x};
+        const rope_rotation_setting<T>* ropes[] = {rope};
+        run_layer(l, one, ropes, visit, on_input ? [&](std::size_t, const tensor2<T>& normed) { on_input(l, normed); }
+                                                 : std::function<void(std::size_t, const tensor2<T>&)>(), visit_values);
+        return x;
     }
 
     struct streamed_layer {
@@ -299,12 +339,10 @@ public:
         const auto& c = pass_->config();
         if (next_ >= c.layers) throw std::logic_error("qkov: the pass has run every layer");
         const std::size_t l = next_;
-        const auto held = pass_->block_weights(l);  // one read of a streamed layer for every sequence
-        for (std::size_t i = 0; i < xs_.size(); ++i) {
-            const layer_input_visitor<T> seen =
-                on_input ? layer_input_visitor<T>([&](std::size_t, const tensor2<T>& normed) { on_input(i, normed); }) : layer_input_visitor<T>();
-            xs_[i] = pass_->block(l, xs_[i], layer_rotation(ropes_[i], c, l), {}, seen, {});
-        }
+        std::vector<tensor2<T>*> xs;
+        std::vector<const rope_rotation_setting<T>*> ropes;
+        for (std::size_t i = 0; i < xs_.size(); ++i) xs.push_back(&xs_[i]), ropes.push_back(layer_rotation(ropes_[i], c, l));
+        pass_->run_layer(l, xs, ropes, {}, on_input, {});  // one read of a streamed layer, and of each MLP slice, for every sequence
         ++next_;
     }
 

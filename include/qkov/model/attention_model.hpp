@@ -156,6 +156,14 @@ public:
     {
         return part(&shaped(t, n), 0, n);
     }
+    /// Rows [row, row + rows) x columns [column, column + columns) of a tensor whose shape must be
+    /// [total_rows, total_columns], as doubles, checked like load(): a part of a large matrix
+    /// without the rest of it.
+    [[nodiscard]] static matrix load_block(const io::tensor_view& t, std::size_t total_rows, std::size_t total_columns, std::size_t row, std::size_t rows,
+                                           std::size_t column, std::size_t columns)
+    {
+        return block(shaped(t, total_rows, total_columns), row, rows, column, columns);
+    }
 
 private:
     static std::string shape_text(const std::vector<std::size_t>& s)
