@@ -414,14 +414,23 @@ BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
 namespace {
 
 /// The document of a scan of layers first..last (the model's last when unset), through its text
-/// as a file holds it.
+/// as a file holds it; the text written in pieces (the pairs one at a time) must be the tree's
+/// dump, byte for byte, with and without pairs.
 nlohmann::json scan_json(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last)
 {
     scan_options o;
     o.first_layer = first, o.last_layer = last;
     const auto r = scan_model(m, o);
     const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"path", "model"}};
-    return nlohmann::json::parse(scan_document(r, model_facts(r), summary, first, last.value_or(m.config().layers - 1)).dump(1));
+    const auto facts = model_facts(r);
+    const std::string text = scan_document(r, facts, summary, first, last.value_or(m.config().layers - 1)).dump(1) + "\n";
+    std::size_t pieces = 0;
+    std::string streamed;
+    write_scan_document([&](std::string_view piece) { streamed += piece, ++pieces; }, r, facts, summary, "model", first, last.value_or(m.config().layers - 1));
+    BOOST_TEST((streamed == text), "the streamed document differs from the tree's dump");
+    BOOST_TEST(pieces == 2 + (r.composition.empty() ? 1 : r.composition.size() + 1));
+    BOOST_TEST((scan_document_text(r, facts, summary, "model", first, last.value_or(m.config().layers - 1)) == text));
+    return nlohmann::json::parse(text);
 }
 
 /// Scans `m` whole and in shards of the given ranges (handed to the merge last first), and requires

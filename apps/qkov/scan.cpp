@@ -186,7 +186,11 @@ int scan(const scan_cli_options& o)
         if (!o.figures.empty()) m.figure_directory = figures_relative_to(o.figures, o.markdown);
         report::write_report_file(o.markdown, scan::scan_markdown(r, m));
     }
-    if (!o.json.empty()) report::write_report_file(o.json, scan::scan_document_text(r, facts, summary, path, options.first_layer, last_layer));
+    if (!o.json.empty()) {
+        const std::filesystem::path file(o.json);
+        if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+        io::write_file_atomically_in_pieces(file, [&](const auto& put) { scan::write_scan_document(put, r, facts, summary, path, options.first_layer, last_layer); });
+    }
     return all_passed ? 0 : 1;
 }
 

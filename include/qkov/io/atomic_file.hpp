@@ -127,6 +127,17 @@ inline void write_file_atomically(const std::filesystem::path& path, std::string
     temporary.commit();
 }
 
+/// The same for contents made in pieces: write(put) calls put(piece) for each piece, in order, and
+/// each goes to the file as it comes (a document too large to hold as one string).
+template <class Writer>
+void write_file_atomically_in_pieces(const std::filesystem::path& path, Writer&& write)
+{
+    detail::require_replaceable(path);
+    detail::temporary_file temporary(path);
+    write([&](std::string_view piece) { detail::write_all(temporary.fd(), piece, path); });
+    temporary.commit();
+}
+
 /// The same for a file written by other code that takes a path (a PNG encoder, say):
 /// write(temporary_path) must create the whole file there, throwing on failure.
 template <class Writer>

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -193,10 +195,25 @@ inline nlohmann::json strongest_edges_json(const std::vector<std::pair<std::size
 
 } // namespace detail
 
-/// The whole document. `model` is the model's summary (as `qkov inspect --json` writes it);
-/// first_layer..last_layer are the layers whose heads, and the pairs whose later head, it holds.
+namespace detail {
+/// One composition pair of the document.
+inline nlohmann::json pair_json(const composition_score& p)
+{
+    namespace k = scan_json_keys;
+    return {{k::source, {p.source_layer, p.source_head}},
+            {k::target, {p.target_layer, p.target_head}},
+            {k::q_composition, p.q},
+            {k::k_composition, p.k},
+            {k::v_composition, p.v},
+            {"t3_singular_values", values(p.t3_singular_values)}};
+}
+
+/// Where write_scan_document puts the pairs in the rest of the document's text.
+inline constexpr const char* pairs_go_here = "qkov: the composition pairs are written here";
+
+/// The whole document, its composition pairs left out (an array) or a marker in their place.
 inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json model, std::size_t first_layer,
-                                    std::size_t last_layer)
+                                    std::size_t last_layer, bool pairs)
 {
     namespace k = scan_json_keys;
     nlohmann::json j;
@@ -206,35 +223,72 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     auto& conventions = j[k::conventions] = nlohmann::json::object();
     for (const auto& [name, text] : scan_conventions()) conventions[name] = text;
     conventions["labels"] = conventions["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
-    j[k::thresholds] = detail::thresholds_json(r);
+    j[k::thresholds] = thresholds_json(r);
     j[k::proxy] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
                    {"copy_tokens", r.copy_tokens}};
     nlohmann::json heads = nlohmann::json::array();
     std::vector<std::pair<std::size_t, std::size_t>> ids;
-    for (const auto& h : r.heads) heads.push_back(detail::head_json(h)), ids.emplace_back(h.layer, h.head);
+    for (const auto& h : r.heads) heads.push_back(head_json(h)), ids.emplace_back(h.layer, h.head);
     j[k::heads] = std::move(heads);
-    nlohmann::json composition = nlohmann::json::array();
-    for (const auto& p : r.composition)
-        composition.push_back({{k::source, {p.source_layer, p.source_head}},
-                               {k::target, {p.target_layer, p.target_head}},
-                               {k::q_composition, p.q},
-                               {k::k_composition, p.k},
-                               {k::v_composition, p.v},
-                               {"t3_singular_values", detail::values(p.t3_singular_values)}});
-    j[k::composition] = std::move(composition);
-    j[k::facts] = detail::facts_json(facts);
-    j[k::strongest_edges] = detail::strongest_edges_json(ids, r.composition);
+    if (pairs) {
+        nlohmann::json composition = nlohmann::json::array();
+        for (const auto& p : r.composition) composition.push_back(pair_json(p));
+        j[k::composition] = std::move(composition);
+    } else {
+        j[k::composition] = pairs_go_here;
+    }
+    j[k::facts] = facts_json(facts);
+    j[k::strongest_edges] = strongest_edges_json(ids, r.composition);
     return j;
+}
+} // namespace detail
+
+/// The whole document. `model` is the model's summary (as `qkov inspect --json` writes it);
+/// first_layer..last_layer are the layers whose heads, and the pairs whose later head, it holds.
+inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json model, std::size_t first_layer,
+                                    std::size_t last_layer)
+{
+    return detail::scan_document(r, facts, std::move(model), first_layer, last_layer, true);
 }
 
 /// The document as a file holds it: `summary` (the model's, model_summary.hpp) with the model's
-/// `path` added, one space of indent, a final newline. `qkov scan --json` writes this text and the
-/// Python module's Scan.to_json() returns it, so the two are the same bytes.
+/// `path` added, one space of indent, a final newline, handed to put(piece) in pieces. The pairs
+/// are formatted one at a time: at Llama-3-8B's 32 layers they are 523,776 entries and most of
+/// the document's 2.4 GB, and one JSON tree of them would take several times that. The pieces are
+/// dump(1) of scan_document's tree, byte for byte (nlohmann's layout: an array element at depth 2
+/// indented by two spaces, each of its lines two more than alone).
+template <class Put>
+void write_scan_document(Put&& put, const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
+                         std::size_t first_layer, std::size_t last_layer)
+{
+    summary["path"] = path;
+    const std::string rest = detail::scan_document(r, facts, std::move(summary), first_layer, last_layer, false).dump(1) + "\n";
+    const std::string marker = nlohmann::json(detail::pairs_go_here).dump();
+    const std::size_t at = rest.find(marker);
+    if (at == std::string::npos || rest.find(marker, at + 1) != std::string::npos) throw std::logic_error("qkov: the pairs' place in the scan document");
+    put(std::string_view(rest).substr(0, at));
+    if (r.composition.empty()) {
+        put("[]");
+    } else {
+        std::string entry;
+        for (std::size_t i = 0; i < r.composition.size(); ++i) {
+            entry = i == 0 ? "[\n  " : ",\n  ";
+            for (const char c : detail::pair_json(r.composition[i]).dump(1)) c == '\n' ? entry += "\n  " : entry += c;
+            put(entry);
+        }
+        put("\n ]");
+    }
+    put(std::string_view(rest).substr(at + marker.size()));
+}
+
+/// The document's text as one string (write_scan_document's pieces joined): what the Python
+/// module's Scan.to_json() returns, the bytes `qkov scan --json` writes.
 inline std::string scan_document_text(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
                                       std::size_t first_layer, std::size_t last_layer)
 {
-    summary["path"] = path;
-    return scan_document(r, facts, std::move(summary), first_layer, last_layer).dump(1) + "\n";
+    std::string text;
+    write_scan_document([&text](std::string_view piece) { text += piece; }, r, facts, std::move(summary), path, first_layer, last_layer);
+    return text;
 }
 
 } // namespace qkov::scan
