@@ -22,15 +22,14 @@ struct norm_params {
     double eps = 1e-5;
 };
 
-/// Returns the normalised copy of x (n x D).
+/// Rows x[0 .. n) (each D wide, contiguous) normalised into out (the same layout; may be any
+/// contiguous n x D storage, so a caller holding another container needs no copy).
 template <class T>
-numeric::tensor2<T> normalized(const numeric::tensor2<T>& x, const norm_params<T>& p)
+void normalize_rows(const T* x, T* out, std::size_t n, std::size_t D, const norm_params<T>& p)
 {
-    const std::size_t n = x.shape()[0], D = x.shape()[1];
-    numeric::tensor2<T> out = numeric::tensor2<T>::from_shape({n, D});
     for (std::size_t t = 0; t < n; ++t) {
-        const T* row = x.data() + t * D;
-        T* o = out.data() + t * D;
+        const T* row = x + t * D;
+        T* o = out + t * D;
         double mean = 0;
         if (p.kind == io::norm_kind::layer_norm) {
             for (std::size_t j = 0; j < D; ++j) mean += row[j];
@@ -45,6 +44,15 @@ numeric::tensor2<T> normalized(const numeric::tensor2<T>& x, const norm_params<T
             o[j] = static_cast<T>(p.bias.empty() ? v : v + p.bias[j]);
         }
     }
+}
+
+/// Returns the normalised copy of x (n x D).
+template <class T>
+numeric::tensor2<T> normalized(const numeric::tensor2<T>& x, const norm_params<T>& p)
+{
+    const std::size_t n = x.shape()[0], D = x.shape()[1];
+    numeric::tensor2<T> out = numeric::tensor2<T>::from_shape({n, D});
+    normalize_rows(x.data(), out.data(), n, D, p);
     return out;
 }
 

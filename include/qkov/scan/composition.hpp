@@ -89,8 +89,7 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
     f.layer = heads[0].layer, f.heads = H, f.d = d;
     for (const auto& h : heads) f.group.push_back(h.kv_head), f.groups = std::max(f.groups, h.kv_head + 1);
     const std::size_t G = f.groups;
-    f.reads = xt::empty<double>({(H + 2 * G) * d, D});
-    f.writes = written_by(heads);
+    f.reads = xt::empty<double>({(H + 2 * G) * d, D});  // writes stay empty: read from the file for each pair this layer is the earlier of
     // Each d x D block is d contiguous rows of `reads`: the products land there directly.
     const auto block = [&](std::size_t index) { return f.reads.data() + index * d * D; };
     const auto into = [&](const matrix& r, const matrix& w, double* out) { multiply_into(d, D, d, r.data(), d, false, w.data(), D, false, out, D); };
