@@ -538,6 +538,10 @@ BOOST_AUTO_TEST_CASE(a_kernel_without_positions_past_bos_has_no_swing)
     const auto p = predict_attention(k, 8);
     BOOST_TEST(p.first_query == 0u);
     BOOST_TEST(std::abs(p.bos - 1.0) < 1e-15);  // query 0 is BOS itself: its only key
+    BOOST_TEST(p.previous == 0.0);               // and it has no previous key
+    head_kernel<interval> ki;
+    ki.positions = 0, ki.by_offset = {interval(0.5)}, ki.bos = {interval(0.0)};
+    BOOST_TEST(previous_token_mass(ki).hi() == 0.0);
 }
 
 namespace {

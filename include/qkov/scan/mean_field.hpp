@@ -233,7 +233,7 @@ predicted_attention<T> predict_attention(const head_kernel<T>& k, std::size_t wi
         if (m >= p.first_query)
             for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += weight[m - delta] / total;
         p.bos += weight[0] / total;
-        p.previous += weight[m - 1] / total;
+        if (m >= 1) p.previous += weight[m - 1] / total;  // m = 0 only when no position follows BOS
     }
     const T offset_queries(static_cast<double>(N - p.first_query + 1)), bos_queries(static_cast<double>(N - first_averaged_query(window, N, true) + 1));
     for (auto& x : p.by_offset) x = x / offset_queries;
@@ -277,6 +277,7 @@ template <class T>
 T previous_token_mass(const head_kernel<T>& k)
 {
     const std::size_t N = k.positions;
+    if (N == 0) return T(0);  // no query has a previous key
     T sum(0);
     for (std::size_t m = 1; m <= N; ++m) sum += mass_on(k, m, [m](std::size_t n) { return n + 1 == m; });
     return sum / T(static_cast<double>(N));

@@ -160,7 +160,7 @@ inline predicted_attention<double> sampled_attention(const model::head_weights& 
             token.resize(m + 1);
             for (std::size_t n = 1; n < m; ++n) token[n] = numeric::uniform_below(rng, S);
             token[m] = draw_query(m, rng);
-            const bool own_predecessor = paired && m >= 2 && c.after[token[m]];
+            const bool own_predecessor = paired && m >= 2 && c.after[token[m]];  // m >= 2: a key sits between BOS and the query
             for (std::size_t i = 0; i < d; ++i) query[i] = query_at[m][i] + c.queries(token[m], i);
             weight.assign(m + 1, 0.0);
             double top = -INFINITY, total = 0;
@@ -177,7 +177,7 @@ inline predicted_attention<double> sampled_attention(const model::head_weights& 
             if (m >= p.first_query)
                 for (std::size_t delta = 0; delta <= std::min(window, m); ++delta) p.by_offset[delta] += weight[m - delta] / total / static_cast<double>(samples);
             p.bos += weight[0] / total / static_cast<double>(samples);
-            p.previous += weight[m - 1] / total / static_cast<double>(samples);
+            if (m >= 1) p.previous += weight[m - 1] / total / static_cast<double>(samples);  // m = 0 only when no position follows BOS
         }
     }
     for (auto& x : p.by_offset) x /= static_cast<double>(N - p.first_query + 1);
