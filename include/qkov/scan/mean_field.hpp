@@ -258,11 +258,12 @@ T mass_on(const head_kernel<T>& k, std::size_t m, InSet in_set)
 }
 
 /// The attention on the offsets of `offsets` (and on BOS when `bos`), averaged over the queries
-/// predict_attention averages it over (BOS alone: 1 .. N; otherwise W .. N).
+/// first .. N; 0 when there are none.
 template <class T>
-T mass_on_offsets(const head_kernel<T>& k, std::size_t window, const std::vector<std::size_t>& offsets, bool bos)
+T mass_on_offsets_from(const head_kernel<T>& k, std::size_t first, const std::vector<std::size_t>& offsets, bool bos)
 {
-    const std::size_t N = k.positions, first = first_averaged_query(window, N, bos && offsets.empty());
+    const std::size_t N = k.positions;
+    if (first > N) return T(0);
     T sum(0);
     for (std::size_t m = first; m <= N; ++m)
         sum += mass_on(k, m, [&](std::size_t n) {
@@ -271,16 +272,19 @@ T mass_on_offsets(const head_kernel<T>& k, std::size_t window, const std::vector
     return sum / T(static_cast<double>(N - first + 1));
 }
 
-/// The previous-token score: the attention on key m - 1 averaged over the queries m = 1 .. N (BOS
-/// is query 1's previous key), predicted_attention's `previous`.
+/// The same over the queries predict_attention averages it over (BOS alone: 1 .. N; otherwise W .. N).
+template <class T>
+T mass_on_offsets(const head_kernel<T>& k, std::size_t window, const std::vector<std::size_t>& offsets, bool bos)
+{
+    return mass_on_offsets_from(k, first_averaged_query(window, k.positions, bos && offsets.empty()), offsets, bos);
+}
+
+/// The previous-token score: the attention at offset 1 averaged over the queries 1 .. N (BOS is
+/// query 1's previous key), predicted_attention's `previous`; 0 with no query past BOS.
 template <class T>
 T previous_token_mass(const head_kernel<T>& k)
 {
-    const std::size_t N = k.positions;
-    if (N == 0) return T(0);  // no query has a previous key
-    T sum(0);
-    for (std::size_t m = 1; m <= N; ++m) sum += mass_on(k, m, [m](std::size_t n) { return n + 1 == m; });
-    return sum / T(static_cast<double>(N));
+    return mass_on_offsets_from(k, 1, {1}, false);
 }
 
 /// The largest change of a logit that offsets 0 .. W can cause, from the mean-field kernel:
