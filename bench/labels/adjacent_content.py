@@ -9,9 +9,11 @@ float32: RMSNorm, rotate_half RoPE, grouped-query attention, SwiGLU), such as
 ../shared/real_models/llama2c-stories260K/hf. For SEQUENCES (default 100) seeded random sequences
 [BOS] + LENGTH (default 50) tokens it runs an independent float64 NumPy forward pass and prints the
 head's previous-token score (mean attention on key m - 1 over queries m = 1 .. LENGTH, BOS being
-query 1's previous key), once with the real keys and once with every key but BOS and the query's
-own taken from another random sequence at the same positions. The difference is what the
-correlation between adjacent positions (earlier heads copying m - 1 into m) adds to the score.
+query 1's previous key) three ways: with the real keys; with every key but BOS and the query's own
+taken from another random sequence at the same positions; and the same with the previous key
+kept real (what the scan's prediction draws). The first difference is what the correlation between
+adjacent positions (earlier heads copying m - 1 into m) adds to the score; the third column says
+how much of it the previous key alone carries.
 """
 import json
 import os
@@ -74,7 +76,7 @@ def main(arguments):
     positions = np.arange(length + 1, dtype=np.float64)
     bos = config.get("bos_token_id", 1)
     rng = np.random.default_rng(2)
-    real, shuffled = [], []
+    real, shuffled, previous_kept = [], [], []
     for _ in range(sequences):
         first = normed_input(np.concatenate([[bos], rng.integers(0, config["vocab_size"], length)]), layer)
         other = normed_input(np.concatenate([[bos], rng.integers(0, config["vocab_size"], length)]), layer)
@@ -85,12 +87,17 @@ def main(arguments):
         scores = q @ k.T / np.sqrt(d)
         mixed = q @ k_other.T / np.sqrt(d)
         np.fill_diagonal(mixed, np.diag(scores))  # the query's own token is its key at offset 0
-        for s, out in ((scores, real), (mixed, shuffled)):
+        kept = mixed.copy()
+        queries = np.arange(1, length + 1)
+        kept[queries, queries - 1] = scores[queries, queries - 1]  # the previous key: the query's real predecessor
+        for s, out in ((scores, real), (mixed, shuffled), (kept, previous_kept)):
             a = softmax_causal(s)
             out.append(np.mean([a[m, m - 1] for m in range(1, length + 1)]))
+    error = [np.std(x) / np.sqrt(sequences) for x in (real, shuffled, previous_kept)]
     print(f"{layer}.{head}: previous-token score over {sequences} sequences of {length} tokens: "
-          f"{np.mean(real):.4f} with the real keys, {np.mean(shuffled):.4f} with keys from other sequences "
-          f"(standard errors {np.std(real) / np.sqrt(sequences):.4f}, {np.std(shuffled) / np.sqrt(sequences):.4f})")
+          f"{np.mean(real):.4f} with the real keys, {np.mean(shuffled):.4f} with keys from other sequences, "
+          f"{np.mean(previous_kept):.4f} with those but the previous key real "
+          f"(standard errors {error[0]:.4f}, {error[1]:.4f}, {error[2]:.4f})")
 
 
 if __name__ == "__main__":
