@@ -235,9 +235,11 @@ BOOST_AUTO_TEST_CASE(without_embedding_no_copying_score)
 }
 
 /// The vocabulary read in blocks of rows (token_side.hpp) against the whole matrices: G to
-/// rounding (the blocks sum in another order), the sampled rows exactly. Blocks of 3 rows and a
-/// sample of at most 3 rows split the planted model's V = 8 unevenly; the fixtures add an untied
-/// unembedding (GPT-NeoX's embed_out) and a larger vocabulary.
+/// rounding (the blocks sum in another order). The constant-reading sample (embedding_sample.hpp)
+/// exactly: every stride-th row of W_E through the layer's norm, the same bits in blocks of 1, 2
+/// or 4,096 rows as the whole sample through the norm at once. Blocks of 3 rows and a sample of at
+/// most 3 rows split the planted model's V = 8 unevenly; the fixtures add an untied unembedding
+/// (GPT-NeoX's embed_out) and a larger vocabulary.
 BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
 {
     std::vector<fs::path> models{write_gpt2("planted", planted_tensors())};
@@ -251,29 +253,103 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
             const bool tied = m.unembedding_presence() == qkov::model::attention_model::presence::tied;
             const matrix whole = tied ? token_gram(e) : token_circuit(e, u);
             for (std::size_t block : {3, 4096}) {
-                const auto side = read_token_side(m, 3, block);
+                const auto side = read_token_side(m, block);
                 BOOST_TEST_REQUIRE(side.tokens.has_value());
                 const double scale = xt::amax(xt::abs(whole))();
                 BOOST_TEST(xt::amax(xt::abs(side.tokens->g - whole))() <= 1e-13 * scale);
                 BOOST_TEST(xt::amax(xt::abs(side.tokens->mean_embedding - xt::mean(e, {0})))() <= 1e-15 * (1 + xt::amax(xt::abs(e))()));
                 BOOST_TEST(xt::amax(xt::abs(side.tokens->mean_unembedding - xt::mean(u, {0})))() <= 1e-15 * (1 + xt::amax(xt::abs(u))()));
-                const std::size_t V = e.shape()[0], stride = sample_stride(V, 3);
-                BOOST_TEST(side.vocabulary == V);
-                BOOST_TEST_REQUIRE(side.sample.shape()[0] == (V + stride - 1) / stride);
-                BOOST_TEST_REQUIRE(side.sample.shape()[0] <= 3u);
-                for (std::size_t i = 0; i < side.sample.shape()[0]; ++i)
-                    BOOST_TEST((xt::view(side.sample, i, xt::all()) == xt::view(e, i * stride, xt::all())));
+                BOOST_TEST(side.vocabulary == e.shape()[0]);
+            }
+            const std::size_t V = e.shape()[0], stride = sample_stride(V, 3);
+            const auto sample = sample_embedding(m, 3);
+            BOOST_TEST_REQUIRE(sample.rows == (V + stride - 1) / stride);
+            BOOST_TEST_REQUIRE(sample.rows <= 3u);
+            const auto norm = m.layer(m.config().layers - 1).norm;
+            matrix strided = xt::empty<double>({sample.rows, e.shape()[1]});
+            for (std::size_t i = 0; i < sample.rows; ++i) xt::view(strided, i, xt::all()) = xt::view(e, i * stride, xt::all());
+            const matrix expected = through_norm(norm, strided);
+            for (std::size_t block : {1, 2, 4096}) {
+                std::size_t seen = 0;
+                sample.for_each_normed_block(
+                    norm,
+                    [&](std::size_t first, const matrix& rows) {
+                        BOOST_TEST_REQUIRE(first == seen);
+                        BOOST_TEST((rows == xt::view(expected, xt::range(first, first + rows.shape()[0]), xt::all())));
+                        seen += rows.shape()[0];
+                    },
+                    block);
+                BOOST_TEST(seen == sample.rows);
             }
         }
     // The planted model's V = 8 rows under a limit of 3: rows 0, 3 and 6, stated here rather than
     // derived from sample_stride.
     const auto m = qkov::model::open_model(models.front());
-    const auto planted = read_token_side(m, 3, 3);
+    const auto planted = sample_embedding(m, 3);
     const matrix e = *m.embedding();
-    BOOST_TEST_REQUIRE(planted.sample.shape()[0] == 3u);
-    for (std::size_t i = 0; i < 3; ++i) BOOST_TEST((xt::view(planted.sample, i, xt::all()) == xt::view(e, 3 * i, xt::all())));
+    BOOST_TEST_REQUIRE(planted.rows == 3u);
+    BOOST_TEST(planted.stride == 3u);
+    qkov::model::norm_weights identity;  // RMSNorm with unit weight: each row over its own root mean square
+    identity.weight = xt::ones<double>({e.shape()[1]});
+    planted.for_each_normed_block(
+        identity,
+        [&](std::size_t, const matrix& rows) {
+            for (std::size_t i = 0; i < 3; ++i) {
+                double square = 0;
+                for (std::size_t j = 0; j < e.shape()[1]; ++j) square += e(3 * i, j) * e(3 * i, j);
+                const double rms = std::sqrt(square / static_cast<double>(e.shape()[1]) + identity.eps);
+                for (std::size_t j = 0; j < e.shape()[1]; ++j) BOOST_TEST(rows(i, j) == e(3 * i, j) / rms, boost::test_tools::tolerance(1e-14));
+            }
+        },
+        4096);
     const auto message = error_of([&] { (void)m.embedding_rows(6, 3); });
     BOOST_TEST(qkov::test::contains(message, "rows 6 to 9 of wte.weight, which has 8"), message);
+}
+
+/// The per-token copying (token_copying.hpp) reads some of the tokens at a time and lets the query
+/// heads of a GQA group share their values: neither may change a bit of the result. Against the
+/// same layer read with every token at once and with each head's values made its own (its kv_head
+/// set apart, so nothing is shared). The fixtures: Llama with 4 heads on 2 key/value heads, GPT-2
+/// with its final LayerNorm (the centred read-out).
+BOOST_AUTO_TEST_CASE(per_token_copying_independent_of_its_chunks_and_sharing)
+{
+    for (const char* name : {"llama", "gpt2"}) {
+        const auto dir = qkov::test::shared_dir_or_skip(std::string("fixtures/models/") + name);
+        if (dir.empty()) continue;
+        BOOST_TEST_CONTEXT("fixture " << name)
+        {
+            const auto m = qkov::model::open_model(dir);
+            auto evidence = read_model_evidence(m, {});
+            BOOST_TEST_REQUIRE(evidence.readout.has_value());
+            const std::size_t last = m.config().layers - 1;
+            evidence.advance_to(last);
+            const auto heads = m.layer(last).heads;
+            auto apart = heads;
+            for (auto& h : apart) h.kv_head = h.head + 1000;
+            const std::size_t T = evidence.readout->tokens.size();
+            const auto reference = copying_per_token(apart, *evidence.readout, *evidence.pass.decoder, 2048, T);
+            BOOST_TEST_REQUIRE(reference.size() == heads.size());
+            // One or two tokens at a time go to BLAS's paths for tiny products, which sum in another
+            // order: their margins agree to rounding, larger chunks to the bit.
+            for (std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}, T})
+                BOOST_TEST_CONTEXT("tokens at once " << chunk)
+                {
+                    const auto got = copying_per_token(heads, *evidence.readout, *evidence.pass.decoder, 2048, chunk);
+                    BOOST_TEST_REQUIRE(got.size() == reference.size());
+                    for (std::size_t h = 0; h < got.size(); ++h) {
+                        BOOST_TEST(got[h].tokens == T);
+                        BOOST_TEST(got[h].top1 == reference[h].top1);
+                        BOOST_TEST(got[h].top1_share == reference[h].top1_share);
+                        BOOST_TEST(got[h].top5_share == reference[h].top5_share);
+                        BOOST_TEST(got[h].bottom10_share == reference[h].bottom10_share);
+                        if (chunk <= 2)
+                            BOOST_TEST(got[h].median_margin == reference[h].median_margin, boost::test_tools::tolerance(1e-12));
+                        else
+                            BOOST_TEST(got[h].median_margin == reference[h].median_margin);
+                    }
+                }
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_named_errors)

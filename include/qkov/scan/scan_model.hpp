@@ -7,8 +7,8 @@
 // Memory: one layer's heads and its (H + 2G)d x D composition stack at a time, plus per layer up to B
 // the D x Hd row of W_o its heads write with (one D x D when Hd = D), plus the D x D token
 // circuit when the model has both embeddings (read in blocks of rows, token_side.hpp: never
-// W_E or W_U whole) and at most token_sample rows of W_E for the constant-reading test
-// (structure_measurement.hpp).
+// W_E or W_U whole). The constant-reading test's token_sample rows of W_E are read again, a block
+// at a time, for each head that takes the test (embedding_sample.hpp).
 #pragma once
 
 #include <algorithm>
@@ -25,6 +25,7 @@
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/composition.hpp"
 #include "qkov/scan/copying_score.hpp"
+#include "qkov/scan/embedding_sample.hpp"
 #include "qkov/scan/head_measurement.hpp"
 #include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/head_prediction.hpp"
@@ -38,34 +39,17 @@
 
 namespace qkov::scan {
 
-/// Mean and spread of the rows of x projected on the unit direction u.
-inline reading_constancy constancy(const matrix& x, const vector& u)
-{
-    const std::size_t n = x.shape()[0], D = x.shape()[1];
-    std::vector<double> p(n, 0.0);
-    double sum = 0;
-    for (std::size_t t = 0; t < n; ++t) {
-        for (std::size_t j = 0; j < D; ++j) p[t] += x(t, j) * u(j);
-        sum += p[t];
-    }
-    // Two passes: E[p^2] - mean^2 would leave a rounding-level spread on an exactly constant reading.
-    const double mean = sum / static_cast<double>(n);
-    double square = 0;
-    for (const double v : p) square += (v - mean) * (v - mean);
-    return {mean, std::sqrt(square / static_cast<double>(n))};
-}
-
-/// Position and content structure of a head (docs/SCAN-LABELS.md). `normed` is the sampled
-/// embedding through the layer's norm and `constant` its mean row (both empty without an embedding).
-inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const matrix& normed,
-                          const vector& constant, const scan_options& options, head_metrics& m)
+/// Position and content structure of a head (docs/SCAN-LABELS.md). `sample` is the sampled
+/// embedding (empty without one), read through the layer's `norm` by the heads that need it.
+inline void describe_head(const model::head_weights& h, const head_factors& f, const io::model_config& config, const embedding_sample& sample,
+                          const model::norm_weights& norm, const scan_options& options, head_metrics& m)
 {
     const auto& t = options.thresholds;
     auto& s = m.structure;
     const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
-    if (one_direction && normed.size() != 0) {
-        s.reading_q = constancy(normed, top_read_direction(f.q));
-        s.reading_k = constancy(normed, top_read_direction(f.k));
+    if (one_direction && sample.rows != 0) {
+        s.reading_q = normed_constancy(sample, norm, top_read_direction(f.q));
+        s.reading_k = normed_constancy(sample, norm, top_read_direction(f.k));
     }
     if (const auto rope = config.rope_at(h.layer)) {  // none in a NoPE layer
         s.rope = measure_rope(h, *rope, t.context);
@@ -73,7 +57,7 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
         if (!rope->scaling) m.absorbed_form_gap = absorbed_form_gap(h, *rope, probe_inputs(options.absorbed_form_probe, h.w_q.shape()[1]));
         const bool reads_constant =
             s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
-        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *rope, constant, t.context, options.certify);
+        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *rope, normed_mean(sample, norm), t.context, options.certify);
     }
 }
 
@@ -237,8 +221,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // (OpenBLAS's own threads split a product by their number: 3 of them changed T3's last bits.)
     const numeric::single_threaded_blas blas_on_one_thread;
     scan_result result;
-    auto [tokens, sample, vocabulary] = read_token_side(m, options.token_sample);
-    if (sample.size() != 0) result.tokens_sampled = sample.shape()[0], result.vocabulary = vocabulary;
+    auto [tokens, vocabulary] = read_token_side(m);
+    const embedding_sample sample = sample_embedding(m, options.token_sample);
+    if (sample.rows != 0) result.tokens_sampled = sample.rows, result.vocabulary = vocabulary;
     result.copying_available = tokens.has_value();
     model_evidence evidence = read_model_evidence(m, options);
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
@@ -263,12 +248,6 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         const std::size_t H = lw.heads.size();
         std::vector<head_factors> factors(H);
         std::vector<head_metrics> metrics(H);
-        matrix normed;
-        vector constant;
-        if (sample.size() != 0) {
-            normed = through_norm(lw.norm, sample);
-            constant = xt::mean(normed, {0});
-        }
         // The heads are independent: one block each, on --threads workers with BLAS on each
         // worker's own thread (parallel_blocks.hpp), so a head's numbers do not depend on the
         // thread count. A failure is kept per head and the first head's rethrown, as in order.
@@ -287,7 +266,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                     metrics[i].copying_score = scores.plain;
                     metrics[i].centred_copying_score = scores.centred;
                 }
-                describe_head(h, factors[i], m.config(), normed, constant, options, metrics[i]);
+                describe_head(h, factors[i], m.config(), sample, lw.norm, options, metrics[i]);
                 label_head_from_evidence(h, lw, m.config(), evidence, copying.empty() ? nullptr : &copying[i], options, metrics[i]);
                 // Composition needs the Rs only: the D x d Qs go now (Llama-3-8B: 537 MB a layer).
                 for (thin_qr* f : {&factors[i].q, &factors[i].k, &factors[i].v, &factors[i].o}) f->q = matrix();

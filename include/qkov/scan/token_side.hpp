@@ -1,9 +1,9 @@
 // What the scan needs of a model's vocabulary, read in one pass over blocks of rows: the token
-// circuit G = W_E^T W_U with the mean rows of W_E and W_U (copying_score.hpp), and an evenly
-// strided sample of W_E's rows (the constant-reading test, structure_measurement.hpp).
+// circuit G = W_E^T W_U with the mean rows of W_E and W_U (copying_score.hpp). (The
+// constant-reading test's strided sample of W_E is read where it is used: embedding_sample.hpp.)
 //
-// Memory: one block of W_E (and of W_U when untied) at a time, G and the sample; never the V x D
-// matrices themselves (GPT-2's 50,257 x 768 are 309 MB as doubles, 65 times G).
+// Memory: one block of W_E (and of W_U when untied) at a time and G; never the V x D matrices
+// themselves (GPT-2's 50,257 x 768 are 309 MB as doubles, 65 times G).
 #pragma once
 
 #include <algorithm>
@@ -17,15 +17,11 @@ namespace qkov::scan {
 
 struct token_side {
     std::optional<token_circuits> tokens;  ///< nullopt without an embedding or an unembedding
-    matrix sample;                          ///< every stride-th row of W_E (empty without an embedding)
     std::size_t vocabulary = 0;             ///< V when the embedding is present, else 0
 };
 
-/// The stride that keeps at most `limit` of V rows (1 when V <= limit): rows 0, s, 2s, ...
-inline std::size_t sample_stride(std::size_t V, std::size_t limit) { return V <= limit ? 1 : (V + limit - 1) / limit; }
-
 /// Reads the vocabulary block by block (`block_rows` rows of each matrix at a time).
-inline token_side read_token_side(const model::attention_model& m, std::size_t sample_limit, std::size_t block_rows = 4096)
+inline token_side read_token_side(const model::attention_model& m, std::size_t block_rows = 4096)
 {
     token_side out;
     using presence = model::attention_model::presence;
@@ -33,9 +29,7 @@ inline token_side read_token_side(const model::attention_model& m, std::size_t s
     const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
     const bool tied = m.unembedding_presence() == presence::tied;
     const bool has_unembedding = tied || m.unembedding_presence() == presence::present;
-    const std::size_t stride = sample_stride(V, sample_limit);
     out.vocabulary = V;
-    out.sample = xt::empty<double>({V == 0 ? 0 : (V + stride - 1) / stride, D});
     matrix g = xt::zeros<double>({D, D});
     vector e_sum = xt::zeros<double>({D}), u_sum = xt::zeros<double>({D});
     block_rows = std::max<std::size_t>(block_rows, 1);
@@ -43,8 +37,6 @@ inline token_side read_token_side(const model::attention_model& m, std::size_t s
         const std::size_t n = std::min(block_rows, V - first);
         const matrix e = *m.embedding_rows(first, n);
         e_sum += xt::sum(e, {0});
-        for (std::size_t r = (stride - first % stride) % stride; r < n; r += stride)
-            std::copy_n(e.data() + r * D, D, out.sample.data() + (first + r) / stride * D);
         if (tied) {
             add_token_rows(g, e, nullptr);
         } else if (has_unembedding) {
