@@ -264,13 +264,17 @@ private:
     {
         const auto held = block_weights(l);
         const auto& b = *held;
-        std::vector<tensor2<T>> after_attention, mlp_input, mlp_out(xs.size());
+        // Per sequence: the MLP's input and its output, the residual after attention in place of
+        // the block's input (three residual-sized arrays, not four: 135 MB less for the scan's
+        // 4,140 rows at Llama-3-8B's width).
+        std::vector<tensor2<T>> mlp_input, mlp_out(xs.size());
         for (std::size_t i = 0; i < xs.size(); ++i) {
             const tensor2<T> normed = normalized(*xs[i], b.attention_norm);
             if (on_input) on_input(i, normed);
-            after_attention.push_back(*xs[i] + attention_block(normed, b.attention, w_.config, l, rope[i], visit, visit_values));
+            tensor2<T> after_attention = *xs[i] + attention_block(normed, b.attention, w_.config, l, rope[i], visit, visit_values);
             // Parallel: the MLP reads the block's input; sequential: the residual after attention.
-            mlp_input.push_back(normalized(w_.config.parallel_residual ? *xs[i] : after_attention.back(), b.mlp_norm));
+            mlp_input.push_back(normalized(w_.config.parallel_residual ? *xs[i] : after_attention, b.mlp_norm));
+            *xs[i] = std::move(after_attention);
         }
         const std::size_t slices = w_.source ? detail::mlp_slice_count(b.mlp.width) : b.mlp.slices.size();
         for (std::size_t s = 0; s < slices; ++s) {
@@ -284,7 +288,7 @@ private:
             if (!b.mlp.b_out.empty())
                 for (std::size_t t = 0; t < mlp_out[i].shape()[0]; ++t)
                     for (std::size_t j = 0; j < b.mlp.b_out.size(); ++j) mlp_out[i](t, j) += b.mlp.b_out[j];
-            *xs[i] = after_attention[i] + mlp_out[i];
+            *xs[i] += mlp_out[i];
             detail::require_finite(*xs[i], "layer " + std::to_string(l) + "'s residual stream after its MLP");
         }
     }
