@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -37,8 +38,8 @@
 
 namespace qkov::scan {
 
-/// One layer's side of the composition products. Kept per layer once the layer is scanned: the
-/// d x d Rs and the norms only; `reads` ((H + 2G)d x D) lives while the layer is the later one of its
+/// One layer's side of the composition products. Kept per layer once the layer is scanned: R_v
+/// and the norms only; `reads` ((H + 2G)d x D) lives while the layer is the later one of its
 /// pairs, and `writes` (D x Hd) is read from the file for each pair it is the earlier layer of
 /// (attention_model::layer_output), so a scan holds one layer and a D x D, not every layer's W_o.
 struct layer_composition_factors {
@@ -47,7 +48,7 @@ struct layer_composition_factors {
     std::vector<std::size_t> group; ///< per head, its key-value head
     matrix reads;              ///< (H + 2G) d x D: the heads' R_k W_q, then per group W_k (R_q W_k per head when G = H) and W_v; empty once only written to
     matrix writes;             ///< D x Hd: the heads' W_o side by side; empty between the pairs that need it
-    std::vector<matrix> r_v, r_o, r_q;     ///< per head, R of W_v^T, of W_o and of W_q^T (d x d)
+    std::vector<matrix> r_v, r_o, r_q;     ///< per head, R of W_v^T, of W_o and of W_q^T (d x d); r_o and r_q empty once only written to
     std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
 };
 
@@ -144,7 +145,7 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
         multiply_into(rows, width, D, later.reads.data(), D, false, earlier.writes.data() + first * d, Hs * d, false, products.data(), width);
         matrix cores = xt::empty<double>({rows, d}), v_core = xt::empty<double>({d, d}), k_core = xt::empty<double>({d, d}),
                value_block = xt::empty<double>({d, d});
-        std::vector<vector> group_t3(G);
+        std::vector<std::shared_ptr<const vector>> group_t3(G);
         square_singular_values t3(d);
         std::chrono::steady_clock::duration in_t3{};
         for (std::size_t s = first; s * d < first * d + width; ++s) {
@@ -157,7 +158,7 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
             const auto t3_start = std::chrono::steady_clock::now();
             for (std::size_t g = 0; g < G; ++g) {
                 for (std::size_t r = 0; r < d; ++r) std::copy_n(columns + ((Ht + G + g) * d + r) * width, d, value_block.data() + r * d);
-                group_t3[g] = t3(value_block.data(), d);
+                group_t3[g] = std::make_shared<const vector>(t3(value_block.data(), d));
             }
             in_t3 += std::chrono::steady_clock::now() - t3_start;
             for (std::size_t t = 0; t < Ht; ++t) {
@@ -174,7 +175,7 @@ inline void compose(const layer_composition_factors& earlier, const layer_compos
                 }
                 multiply_into(d, d, d, later.r_o[t].data(), d, false, core(Ht + G + g), d, false, v_core.data(), d);
                 c.v = ratio(norm(v_core.data()), ov_s, later.ov_norm[t]);
-                c.t3_singular_values = group_t3[g];
+                c.t3_spectrum = group_t3[g];
             }
         }
         if (t3_seconds) t3_seconds->fetch_add(std::chrono::duration<double>(in_t3).count());

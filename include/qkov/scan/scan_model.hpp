@@ -288,7 +288,11 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         }
         timing.composition_seconds = seconds_since(composition_start);
         timing.t3_seconds = t3_seconds.load();
-        mine.reads = matrix();  // later layers read what this one writes from the file
+        // As the earlier layer of its pairs the layer needs only R_v: what it reads (and R_o, R_q)
+        // go, and later layers read what it writes from the file (Llama-3-8B: 4 MB a layer kept
+        // instead of 13, 0.26 GB less over 32 layers).
+        mine.reads = matrix();
+        mine.r_o = {}, mine.r_q = {};
         earlier.push_back(std::move(mine));
         if (options.on_layer) options.on_layer(l, metrics, timing);
         result.heads.insert(result.heads.end(), metrics.begin(), metrics.end());
