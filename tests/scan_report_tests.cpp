@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ composition_score pair(std::size_t sl, std::size_t sh, std::size_t tl, std::size
     composition_score c;
     c.source_layer = sl, c.source_head = sh, c.target_layer = tl, c.target_head = th;
     c.q = q, c.k = k, c.v = v;
-    c.t3_singular_values = vector{0.5 + v, v};
+    c.t3_spectrum = std::make_shared<const vector>(vector{0.5 + v, v});
     return c;
 }
 

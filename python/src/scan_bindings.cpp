@@ -109,7 +109,7 @@ void bind_scan(py::module_& m)
                     throw std::invalid_argument("qkov: no composition pair " + model::head_name(source.first, source.second) + " -> " +
                                                 model::head_name(target.first, target.second) +
                                                 ": a pair runs from a scanned layer to a later scanned layer, between heads of the model");
-                return vector_to_numpy(p->t3_singular_values);
+                return vector_to_numpy(p->t3_singular_values());
             },
             py::arg("source"), py::arg("target"))
         .def_property_readonly("facts",

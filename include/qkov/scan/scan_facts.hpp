@@ -141,13 +141,13 @@ inline std::vector<scan_fact> seed_head_facts(const scan_result& r)
     std::size_t nonzero = 0;
     double worst = 0;
     if (t3) {
-        for (std::size_t i = 0; i < passed->t3_singular_values.size(); ++i) {
-            const double s = passed->t3_singular_values(i);
+        for (std::size_t i = 0; i < passed->t3_singular_values().size(); ++i) {
+            const double s = passed->t3_singular_values()(i);
             const double expected = i < g::passed_dimensions ? 1.0 : 0.0;
             worst = std::max(worst, std::abs(s - expected));
             nonzero += s > 1e-9 ? 1 : 0;
         }
-        for (const double s : none->t3_singular_values) worst = std::max(worst, std::abs(s));
+        for (const double s : none->t3_singular_values()) worst = std::max(worst, std::abs(s));
         t3 = worst <= 1e-12 && nonzero == g::passed_dimensions;
     }
     facts.push_back({"T3", "W_V^2 W_O^1 between the seed-head model's layers has " + std::to_string(g::passed_dimensions) +

@@ -205,7 +205,7 @@ inline nlohmann::json pair_json(const composition_score& p)
             {k::q_composition, p.q},
             {k::k_composition, p.k},
             {k::v_composition, p.v},
-            {"t3_singular_values", values(p.t3_singular_values)}};
+            {"t3_singular_values", values(p.t3_singular_values())}};
 }
 
 /// Where write_scan_document puts the pairs in the rest of the document's text.

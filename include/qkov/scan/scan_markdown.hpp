@@ -266,7 +266,7 @@ inline std::string scan_markdown(const scan_result& r, const markdown_options& o
         const auto& c = *e.pair;
         table.add_row({head_name(c.source_layer, c.source_head), head_name(c.target_layer, c.target_head), std::string(1, e.kind),
                        format("%.4f", c.q), format("%.4f", c.k), format("%.4f", c.v),
-                       c.t3_singular_values.size() ? format("%.4g", c.t3_singular_values(0)) : std::string("-")});
+                       c.t3_singular_values().size() ? format("%.4g", c.t3_singular_values()(0)) : std::string("-")});
     }
     s += table.markdown() + "\n";
     s += detail::figures_on(o, figure_topic::composition);
