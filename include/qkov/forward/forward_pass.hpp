@@ -32,6 +32,7 @@
 #include "qkov/forward/decoder_weights.hpp"
 #include "qkov/forward/token_id.hpp"
 #include "qkov/model/attention_model.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
 
 namespace qkov::forward {
 
@@ -267,22 +268,39 @@ private:
         // Per sequence: the MLP's input and its output, the residual after attention in place of
         // the block's input (three residual-sized arrays, not four: 135 MB less for the scan's
         // 4,140 rows at Llama-3-8B's width).
-        std::vector<tensor2<T>> mlp_input, mlp_out(xs.size());
-        for (std::size_t i = 0; i < xs.size(); ++i) {
+        std::vector<tensor2<T>> mlp_input(xs.size()), mlp_out(xs.size());
+        // The sequences are independent: on the workers (parallel_blocks.hpp, BLAS on each worker's
+        // own thread), so a sequence's numbers do not depend on the thread count. A visitor sees
+        // the heads in order, so with one the sequences run in order on this thread, and so does a
+        // lone sequence (its products keep BLAS's threads); on_input is called under a lock, in any
+        // order (its sequences' rows are disjoint).
+        const bool in_order = xs.size() == 1 || static_cast<bool>(visit) || static_cast<bool>(visit_values);
+        const auto each_sequence = [&](auto&& work) {
+            if (in_order) {
+                for (std::size_t i = 0; i < xs.size(); ++i) work(i);
+            } else {
+                numeric::for_each_block(xs.size(), work);
+            }
+        };
+        std::mutex input_seen;
+        each_sequence([&](std::size_t i) {
             const tensor2<T> normed = normalized(*xs[i], b.attention_norm);
-            if (on_input) on_input(i, normed);
+            if (on_input) {
+                const std::lock_guard lock(input_seen);
+                on_input(i, normed);
+            }
             tensor2<T> after_attention = *xs[i] + attention_block(normed, b.attention, w_.config, l, rope[i], visit, visit_values);
             // Parallel: the MLP reads the block's input; sequential: the residual after attention.
-            mlp_input.push_back(normalized(w_.config.parallel_residual ? *xs[i] : after_attention, b.mlp_norm));
+            mlp_input[i] = normalized(w_.config.parallel_residual ? *xs[i] : after_attention, b.mlp_norm);
             *xs[i] = std::move(after_attention);
-        }
+        });
         const std::size_t slices = w_.source ? detail::mlp_slice_count(b.mlp.width) : b.mlp.slices.size();
         for (std::size_t s = 0; s < slices; ++s) {
             const auto slice = mlp_slice_of(b, l, s);
-            for (std::size_t i = 0; i < xs.size(); ++i) {
+            each_sequence([&](std::size_t i) {
                 if (s == 0) mlp_out[i] = mlp_part(mlp_input[i], *slice);
                 else mlp_out[i] += mlp_part(mlp_input[i], *slice);
-            }
+            });
         }
         for (std::size_t i = 0; i < xs.size(); ++i) {
             if (!b.mlp.b_out.empty())
