@@ -281,6 +281,20 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
                     block);
                 BOOST_TEST(seen == sample.rows);
             }
+            // One pass reads every direction's projections and the mean row: against the whole
+            // sample through the norm, the projections exactly (a single nonzero coordinate
+            // each), the mean to rounding (xt::mean may sum in another order).
+            const std::size_t D = e.shape()[1];
+            vector first = xt::zeros<double>({D}), second = xt::zeros<double>({D});
+            first(0) = 1, second(D - 1) = -0.5;
+            const auto read = read_through_norm(sample, norm, {first, second});
+            BOOST_TEST_REQUIRE(read.projections.size() == 2u);
+            for (std::size_t i = 0; i < sample.rows; ++i) {
+                BOOST_TEST(read.projections[0][i] == expected(i, 0));
+                BOOST_TEST(read.projections[1][i] == -0.5 * expected(i, D - 1));
+            }
+            const vector mean = xt::mean(expected, {0});
+            BOOST_TEST(xt::amax(xt::abs(read.mean - mean))() <= 1e-14 * (1 + xt::amax(xt::abs(expected))()));
         }
     // The planted model's V = 8 rows under a limit of 3: rows 0, 3 and 6, stated here rather than
     // derived from sample_stride.

@@ -68,29 +68,28 @@ inline reading_constancy constancy_of(const std::vector<double>& p)
     return {mean, std::sqrt(square / static_cast<double>(p.size()))};
 }
 
-/// Mean and spread of the sampled rows through `norm` projected on the unit direction u.
-inline reading_constancy normed_constancy(const embedding_sample& s, const model::norm_weights& norm, const vector& u)
+/// What a head's constant-reading test reads of the sample through a layer's norm, in one pass:
+/// each row's projection on each direction asked, and the mean row (the constant the head reads
+/// when its readings are constant over the vocabulary).
+struct sample_reading {
+    std::vector<std::vector<double>> projections;  ///< per direction, one per sampled row
+    vector mean;                                   ///< D: the mean of the sampled rows through the norm
+};
+
+inline sample_reading read_through_norm(const embedding_sample& s, const model::norm_weights& norm, const std::vector<vector>& directions)
 {
-    std::vector<double> p(s.rows, 0.0);
+    sample_reading r{std::vector<std::vector<double>>(directions.size(), std::vector<double>(s.rows, 0.0)),
+                     xt::zeros<double>({s.model == nullptr ? 0 : s.model->config().hidden_size})};
     s.for_each_normed_block(norm, [&](std::size_t first, const matrix& x) {
         const std::size_t n = x.shape()[0], D = x.shape()[1];
-        for (std::size_t t = 0; t < n; ++t)
-            for (std::size_t j = 0; j < D; ++j) p[first + t] += x(t, j) * u(j);
+        for (std::size_t t = 0; t < n; ++t) {
+            for (std::size_t k = 0; k < directions.size(); ++k)
+                for (std::size_t j = 0; j < D; ++j) r.projections[k][first + t] += x(t, j) * directions[k](j);
+            for (std::size_t j = 0; j < D; ++j) r.mean(j) += x(t, j);
+        }
     });
-    return constancy_of(p);
-}
-
-/// The mean of the sampled rows through `norm`: the constant a head reads when its reading is
-/// constant over the vocabulary.
-inline vector normed_mean(const embedding_sample& s, const model::norm_weights& norm)
-{
-    vector sum = xt::zeros<double>({s.model == nullptr ? 0 : s.model->config().hidden_size});
-    s.for_each_normed_block(norm, [&](std::size_t, const matrix& x) {
-        const std::size_t n = x.shape()[0], D = x.shape()[1];
-        for (std::size_t t = 0; t < n; ++t)
-            for (std::size_t j = 0; j < D; ++j) sum(j) += x(t, j);
-    });
-    return sum / static_cast<double>(std::max<std::size_t>(s.rows, 1));
+    r.mean /= static_cast<double>(std::max<std::size_t>(s.rows, 1));
+    return r;
 }
 
 } // namespace qkov::scan

@@ -47,9 +47,12 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
     const auto& t = options.thresholds;
     auto& s = m.structure;
     const bool one_direction = s.one_direction_q >= t.one_direction && s.one_direction_k >= t.one_direction;
+    vector constant;  // the sample's mean row through the norm, read with the readings
     if (one_direction && sample.rows != 0) {
-        s.reading_q = normed_constancy(sample, norm, top_read_direction(f.q));
-        s.reading_k = normed_constancy(sample, norm, top_read_direction(f.k));
+        auto read = read_through_norm(sample, norm, {top_read_direction(f.q), top_read_direction(f.k)});
+        s.reading_q = constancy_of(read.projections[0]);
+        s.reading_k = constancy_of(read.projections[1]);
+        constant = std::move(read.mean);
     }
     if (const auto rope = config.rope_at(h.layer)) {  // none in a NoPE layer
         s.rope = measure_rope(h, *rope, t.context);
@@ -57,7 +60,7 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
         if (!rope->scaling) m.absorbed_form_gap = absorbed_form_gap(h, *rope, probe_inputs(options.absorbed_form_probe, h.w_q.shape()[1]));
         const bool reads_constant =
             s.reading_q && s.reading_k && s.reading_q->variation() <= t.constant_reading && s.reading_k->variation() <= t.constant_reading;
-        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *rope, normed_mean(sample, norm), t.context, options.certify);
+        if (one_direction && reads_constant) s.profile = measure_offset_profile(h, *rope, constant, t.context, options.certify);
     }
 }
 
