@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -187,25 +188,19 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
     }
     const auto read_out = [&](std::size_t h) -> const matrix& { return r.centres ? centred[h] : heads[h].w_o; };
     const matrix& x = r.effective.rows.at(heads[0].layer);
-    // Per head: T x d, W_v x_t + b_v. The query heads of a GQA group share theirs (Llama-3-8B: 8
-    // of them instead of 32, 33 MB instead of 131): a head reuses the values of an earlier head of
-    // its key/value head with the same W_v and b_v.
-    std::vector<matrix> values(H);
-    std::vector<std::size_t> values_from(H);
-    const auto values_of = [&](std::size_t h) -> const matrix& { return values[values_from[h]]; };
+    // Per key/value head: T x d, W_v x_t + b_v, shared by the query heads that read it (a GQA
+    // group: Llama-3-8B holds 8 of them instead of 32, 33 MB instead of 131). kv_head names the
+    // shared W_v, as in the composition's stack (composition.hpp).
+    std::map<std::size_t, matrix> values;
+    const auto values_of = [&](std::size_t h) -> const matrix& { return values.at(heads[h].kv_head); };
     std::vector<detail::copying_tally> tallies;
     for (std::size_t h = 0; h < H; ++h) {
-        values_from[h] = h;
-        for (std::size_t e = 0; e < h; ++e)
-            if (values_from[e] == e && heads[e].kv_head == heads[h].kv_head && heads[e].w_v == heads[h].w_v && heads[e].b_v == heads[h].b_v) {
-                values_from[h] = e;
-                break;
-            }
-        if (values_from[h] == h) {
-            values[h] = multiply(x, heads[h].w_v, false, true);
+        if (!values.contains(heads[h].kv_head)) {
+            matrix v = multiply(x, heads[h].w_v, false, true);
             if (heads[h].b_v.size())
                 for (std::size_t i = 0; i < T; ++i)
-                    for (std::size_t c = 0; c < d; ++c) values[h](i, c) += heads[h].b_v(c);
+                    for (std::size_t c = 0; c < d; ++c) v(i, c) += heads[h].b_v(c);
+            values.emplace(heads[h].kv_head, std::move(v));
         }
         const matrix own_out = multiply(r.token_rows, read_out(h));  // T x d: each token's own row of the head's read-out
         std::vector<double> own(T, 0.0);
