@@ -320,6 +320,53 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
     BOOST_TEST(qkov::test::contains(message, "rows 6 to 9 of wte.weight, which has 8"), message);
 }
 
+/// The per-token tally takes a vocabulary token at a time across a run of tokens read; here against
+/// its definition, each token read's row walked in vocabulary order: the number of other tokens at
+/// or above its own logit, below it, the best other, and the row's sums shifted by the own logit.
+/// The logits are small integers, so ties with the own logit are many; the runs of tokens read and
+/// the vocabulary blocks are uneven, and the own logit is sometimes not the row's own entry (the
+/// read-out of the token's own row is a different product, which may round differently).
+BOOST_AUTO_TEST_CASE(copying_tally_matches_its_definition_row_by_row)
+{
+    constexpr std::size_t T = 11, V = 37;
+    std::vector<std::size_t> read(T);
+    std::vector<double> logits(T * V), own(T);  // logits[i * V + j]: row i, vocabulary token j
+    for (std::size_t i = 0; i < T; ++i) {
+        read[i] = i * 3 + 1 + (i > 5 ? 2 : 0);  // ascending, as copying_tokens gives them
+        for (std::size_t j = 0; j < V; ++j) logits[i * V + j] = static_cast<double>((i * 13 + j * 5) % 9) - 4.0;
+        own[i] = logits[i * V + read[i]] + (i % 3 == 0 ? 0.5 : 0.0);
+    }
+    qkov::scan::detail::copying_tally tally(own);
+    std::vector<double> column(T);
+    for (std::size_t first = 0, n = 5; first < V; first += n, n = n % 4 + 7)  // blocks of 5, 8, 7, 10, ...
+        for (std::size_t i0 = 0, m = 4; i0 < T; i0 += m, m = 3) {
+            const std::size_t run = std::min(m, T - i0);
+            for (std::size_t j = first; j < std::min(first + n, V); ++j) {
+                for (std::size_t i = 0; i < run; ++i) column[i] = logits[(i0 + i) * V + j];
+                tally.add(j, i0, run, column.data(), read.data() + i0);
+            }
+        }
+    for (std::size_t i = 0; i < T; ++i) {
+        BOOST_TEST_CONTEXT("token read " << i)
+        {
+            std::size_t above = 0, below = 0;
+            double best = -INFINITY, sum = 0, square = 0;
+            for (std::size_t j = 0; j < V; ++j) {
+                const double x = logits[i * V + j], shifted = x - own[i];
+                sum += shifted, square += shifted * shifted;
+                if (j == read[i]) continue;
+                above += x >= own[i] ? 1 : 0, below += x < own[i] ? 1 : 0, best = std::max(best, x);
+            }
+            BOOST_TEST(tally.above[i] == static_cast<double>(above));
+            BOOST_TEST(tally.below[i] == static_cast<double>(below));
+            BOOST_TEST(tally.above[i] + tally.below[i] == static_cast<double>(V - 1));
+            BOOST_TEST(tally.best_other[i] == best);
+            BOOST_TEST(tally.shifted_sum[i] == sum);
+            BOOST_TEST(tally.shifted_square[i] == square);
+        }
+    }
+}
+
 /// The per-token copying (token_copying.hpp) reads some of the tokens at a time and lets the query
 /// heads of a GQA group share their values: neither may change a bit of the result. Against the
 /// same layer read with every token at once and with each head's values made its own (its kv_head
