@@ -389,6 +389,13 @@ BOOST_AUTO_TEST_CASE(per_token_copying_independent_of_its_chunks_and_sharing)
             for (auto& h : apart) h.kv_head = h.head + 1000;
             const std::size_t T = evidence.readout->tokens.size();
             const auto reference = copying_per_token(apart, *evidence.readout, *evidence.pass.decoder, 2048, T);
+            // The tally bisects the tokens read: out of order, or repeated, they are refused.
+            auto shuffled = *evidence.readout;
+            BOOST_TEST_REQUIRE(T >= 2u);
+            std::swap(shuffled.tokens[0], shuffled.tokens[1]);
+            BOOST_CHECK_THROW(copying_per_token(heads, shuffled, *evidence.pass.decoder), std::invalid_argument);
+            shuffled.tokens[0] = shuffled.tokens[1];
+            BOOST_CHECK_THROW(copying_per_token(heads, shuffled, *evidence.pass.decoder), std::invalid_argument);
             BOOST_TEST_REQUIRE(reference.size() == heads.size());
             // One or two tokens at a time go to BLAS's paths for tiny products, which sum in another
             // order: their margins agree to rounding, larger chunks to the bit.

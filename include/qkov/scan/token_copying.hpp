@@ -22,8 +22,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -197,6 +199,9 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
 {
     if (heads.empty()) return {};
     const std::size_t H = heads.size(), D = heads[0].w_o.shape()[0], d = heads[0].w_o.shape()[1], T = r.tokens.size();
+    // The tally finds the row that reads a vocabulary token by bisection.
+    if (std::adjacent_find(r.tokens.begin(), r.tokens.end(), std::greater_equal<>()) != r.tokens.end())
+        throw std::invalid_argument("qkov: the per-token copying needs the tokens read in ascending order, each once");
     // C W_o per head (D x d): centring a column removes its mean (the LayerNorm's mean of the
     // head's output). Under RMSNorm C = I and the heads' own W_o serve, uncopied (Llama-3-8B: 134 MB
     // a layer).
