@@ -27,7 +27,8 @@ namespace qkov::scan {
 /// Columns of G per block of add_token_rows: fixed, so the blocks, and every bit of G, are the
 /// same whatever the thread count (OpenBLAS's own threads split a product by their number). Each
 /// block's product packs the vocabulary block of W_E again: 512 columns pack it a quarter as often
-/// as 128 did, which took the token circuit of a Llama-3-8B-shaped model from 92-96 s to 75 s.
+/// as 128 did (the token circuit of `LAYERS=8 bench/scan/scale.sh`: 90.0 s with 128, 71.4 s with
+/// 512; docs/benchmarks.md).
 inline constexpr std::size_t token_columns_per_block = 512;
 
 /// g += E^T U for rows of W_E and W_U (the same rows of both): G = W_E^T W_U summed over blocks of

@@ -192,7 +192,8 @@ inline token_copying copying_of(const copying_tally& tally, std::size_t V)
 /// workers makes its C W_o read-out of the block (block x d) and its logits for the tokens read
 /// (tokens x block). Holds a block of the read-out, not V x D. 512 rows a block: at Llama-3-8B's
 /// D = 4,096 the block is 16.8 MB and stays in the shared cache while every head's product packs
-/// it again (a block of 2,048 rows, 67 MB, made the layer's copying 17 % slower).
+/// it again; a block of 2,048 rows (67 MB) does not (docs/benchmarks.md: layer 0's copying,
+/// `qkov scan DIR --layers 0-0 --timings`, 133.6-134.4 s with 2,048 rows, 114.2 s with 512).
 inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
                                                     const forward::decoder<double>& pass, std::size_t block_rows = 512,
                                                     std::size_t token_rows_at_once = 512)
