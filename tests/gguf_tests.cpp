@@ -221,20 +221,35 @@ meta_entry meta(const std::string& key, std::uint32_t type, T v)
 
 /// A llama GGUF without tensors (D = 8, one layer, one head of 8, vocabulary 4) plus `extra`
 /// metadata, and the error its configuration throws ("(no error)" when it is accepted).
-std::string config_error(const std::string& name, const std::vector<meta_entry>& extra)
+/// The header and metadata of a llama GGUF (D = 8, `layers` layers, one head of 8, vocabulary 4)
+/// plus `extra` metadata, announcing `tensors` tensor infos (the caller writes them).
+gguf_writer llama_metadata(const std::vector<meta_entry>& extra, std::uint64_t tensors = 0, std::uint32_t layers = 1)
 {
-    std::vector<meta_entry> all = {meta("embedding_length", 4, std::uint32_t{8}), meta("block_count", 4, std::uint32_t{1}),
+    std::vector<meta_entry> all = {meta("embedding_length", 4, std::uint32_t{8}), meta("block_count", 4, layers),
                                    meta("attention.head_count", 4, std::uint32_t{1}), meta("vocab_size", 4, std::uint32_t{4})};
     all.insert(all.end(), extra.begin(), extra.end());
     gguf_writer w;
-    w.put<std::uint32_t>(3).put<std::uint64_t>(0).put<std::uint64_t>(all.size() + 1);
+    w.put<std::uint32_t>(3).put<std::uint64_t>(tensors).put<std::uint64_t>(all.size() + 1);
     w.str("general.architecture").put<std::uint32_t>(8).str("llama");
     for (const auto& e : all) {
         w.str("llama." + e.key).put<std::uint32_t>(e.type);
         w.bytes += e.value;
     }
-    w.bytes.append((32 - w.bytes.size() % 32) % 32, '\0');  // the (empty) data starts at the next multiple of 32
-    const auto p = w.write(name);
+    return w;
+}
+
+/// Pads to the next multiple of 32, where the data starts.
+gguf_writer& aligned(gguf_writer& w)
+{
+    w.bytes.append((32 - w.bytes.size() % 32) % 32, '\0');
+    return w;
+}
+
+/// The error a llama GGUF without tensors plus `extra` metadata throws ("(no error)" when accepted).
+std::string config_error(const std::string& name, const std::vector<meta_entry>& extra)
+{
+    auto w = llama_metadata(extra);
+    const auto p = aligned(w).write(name);
     return qkov::test::error_of([&] { (void)gguf_config(qkov::io::gguf_file(p)); });
 }
 
@@ -314,4 +329,56 @@ BOOST_AUTO_TEST_CASE(gguf_value_quoted_in_a_message_may_be_any_bytes)
     const std::uint64_t n = bytes.size();
     text.value.append(reinterpret_cast<const char*>(&n), 8).append(bytes);
     BOOST_TEST(contains(config_error("base-bytes.gguf", {text}), "\"llama.rope.freq_base\" is not a number"));
+}
+
+namespace {
+meta_entry text_meta(const std::string& key, const std::string& value)
+{
+    meta_entry e{key, 8, ""};
+    const std::uint64_t n = value.size();
+    e.value.append(reinterpret_cast<const char*>(&n), 8).append(value);
+    return e;
+}
+} // namespace
+
+// What changes the scores or the residual stream in a way qkov does not compute is refused by its
+// key (io/unmodelled_settings.hpp); linear RoPE scaling and a sliding window are read.
+BOOST_AUTO_TEST_CASE(gguf_settings_qkov_does_not_model_are_refused_by_name)
+{
+    BOOST_TEST(contains(config_error("softcap.gguf", {meta("attn_logit_softcapping", 6, 50.0f)}), "\"llama.attn_logit_softcapping\" is 50.0: it soft-caps"));
+    BOOST_TEST(contains(config_error("final-softcap.gguf", {meta("final_logit_softcapping", 6, 30.0f)}), "\"llama.final_logit_softcapping\""));
+    BOOST_TEST(contains(config_error("scale.gguf", {meta("attention.scale", 6, 0.125f)}), "\"llama.attention.scale\""));
+    BOOST_TEST(contains(config_error("clamp.gguf", {meta("attention.clamp_kqv", 6, 8.0f)}), "clamps every query, key and value"));
+    BOOST_TEST(contains(config_error("experts.gguf", {meta("expert_count", 4, std::uint32_t{8})}), "mixture of experts"));
+    BOOST_TEST(config_error("no-experts.gguf", {meta("expert_count", 4, std::uint32_t{0})}) == "(no error)");
+    BOOST_TEST(contains(config_error("attn-factor.gguf", {meta("rope.scaling.attn_factor", 6, 1.2f)}), "YaRN's attention factor"));
+    BOOST_TEST(config_error("attn-factor-one.gguf", {meta("rope.scaling.attn_factor", 6, 1.0f)}) == "(no error)");
+    BOOST_TEST(contains(config_error("yarn.gguf", {text_meta("rope.scaling.type", "yarn")}), "llama.rope.scaling.type is \"yarn\""));
+    BOOST_TEST(config_error("none.gguf", {text_meta("rope.scaling.type", "none")}) == "(no error)");
+    BOOST_TEST(config_error("linear.gguf", {text_meta("rope.scaling.type", "linear"), meta("rope.scaling.factor", 6, 4.0f)}) == "(no error)");
+}
+
+BOOST_AUTO_TEST_CASE(gguf_linear_rope_scaling_and_the_sliding_window_are_read)
+{
+    auto w = llama_metadata({text_meta("rope.scaling.type", "linear"), meta("rope.scaling.factor", 6, 4.0f), meta("attention.sliding_window", 4, std::uint32_t{16})},
+                            0, 2);
+    const auto c = gguf_config(qkov::io::gguf_file(aligned(w).write("scaled.gguf")));
+    BOOST_REQUIRE(c.rope && c.rope->scaling);
+    BOOST_TEST(c.rope->scaling->type == "linear");
+    BOOST_TEST(c.rope->scaling->factor == 4.0);
+    BOOST_TEST((c.attention_windows == std::vector<std::size_t>{16, 16}));
+    BOOST_TEST(c.window_at(1) == 16u);
+}
+
+// A tensor outside the llama mapping was dropped without a word (llama.cpp's rope_freqs.weight:
+// Llama 3.1's per-pair RoPE factors, so every such GGUF ran with unscaled angles); it is refused.
+BOOST_AUTO_TEST_CASE(gguf_tensors_outside_the_mapping_are_refused_not_dropped)
+{
+    auto w = llama_metadata({}, 1);
+    w.str("rope_freqs.weight").put<std::uint32_t>(1).put<std::uint64_t>(4).put<std::uint32_t>(0).put<std::uint64_t>(0);
+    aligned(w).bytes += std::string(16, '\0');
+    const auto p = w.write("rope-freqs.gguf");
+    const auto error = qkov::test::error_of([&] { (void)open_gguf_model(p); });
+    BOOST_TEST(contains(error, "tensor 'rope_freqs.weight': not modelled"));
+    BOOST_TEST(contains(error, "divides each RoPE pair's angle by its own factor"));
 }

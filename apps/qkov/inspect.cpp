@@ -38,7 +38,12 @@ int run(const inspect_options& o)
               << "embedding:    " << model.embedding_status() << "; unembedding " << model.unembedding_status() << "\n"
               << "rope:         " << (c.rope ? j["rope"].dump() : std::string("none (learned absolute positions)")) << "\n";
     if (j.contains("nope_layers")) std::cout << "nope layers:  " << j["nope_layers"].dump() << " (no RoPE: no positional encoding in their attention)\n";
-    if (model.has_qk_norm()) std::cout << "qk-norm:      present: a head's score is not one bilinear form of the residual\n";
+    for (std::size_t l = 0; l < c.layers; ++l)
+        if (c.window_at(l) != 0) {
+            std::cout << "windows:      layer " << l << " onwards may attend to at most " << c.window_at(l)
+                      << " keys (a sliding window; longer sequences are refused)\n";
+            break;
+        }
     std::cout << "\nlayer  heads  max |W_q|_F  max |W_k|_F  max |W_v|_F  max |W_o|_F  norm\n";
     nlohmann::json layers = nlohmann::json::array();
     for (std::size_t l = 0; l < c.layers; ++l) {
@@ -50,7 +55,7 @@ int run(const inspect_options& o)
             fv = std::max(fv, static_cast<double>(xt::linalg::norm(h.w_v)));
             fo = std::max(fo, static_cast<double>(xt::linalg::norm(h.w_o)));
         }
-        const char* norm = lw.norm.kind == io::norm_kind::layer_norm ? "LayerNorm" : lw.norm.kind == io::norm_kind::rms_norm ? "RMSNorm" : "RMSNorm (1 + w)";
+        const char* norm = lw.norm.kind == io::norm_kind::layer_norm ? "LayerNorm" : "RMSNorm";
         std::cout << std::setw(5) << l << std::setw(7) << lw.heads.size() << std::fixed << std::setprecision(4) << std::setw(13) << fq << std::setw(13) << fk
                   << std::setw(13) << fv << std::setw(13) << fo << "  " << norm << (c.rope && !c.rope_at(l) ? "  NoPE" : "") << "\n";
         layers.push_back({{"layer", l},

@@ -5,7 +5,7 @@
 
 namespace qkov::app::schemas {
 
-inline constexpr const char* inspect = "qkov.inspect/1";        ///< qkov inspect --json
+inline constexpr const char* inspect = "qkov.inspect/2";        ///< qkov inspect --json
 inline constexpr const char* audit_rope = "qkov.audit-rope/1";  ///< qkov audit-rope --json
 inline constexpr const char* validate = "qkov.validate/1";      ///< qkov validate --json (report/validation.json)
 inline constexpr const char* reproduce = "qkov.reproduce/1";    ///< qkov reproduce's experiments.json

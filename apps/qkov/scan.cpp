@@ -67,6 +67,7 @@ int scan(const scan_cli_options& o)
     apply_threads_option(o.threads);
     check_run_paths({o.json, o.markdown, o.figures, o.seed_head_model, ""});  // json, markdown, figures, new model, scan
     detail::check_output_file("--timings", o.timings);
+    detail::check_output_file("--dump-proxy", o.dump_proxy);
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -79,6 +80,7 @@ int scan(const scan_cli_options& o)
     scan::scan_options options;
     if (!o.layers.empty()) parse_layers(o.layers, options);
     options.thresholds.context = o.context;
+    options.keep_proxy_inputs = !o.dump_proxy.empty();
     if (o.calibrate != "random") {
         // A sequence and the BOS it is given must fit in the context the model declares.
         const std::size_t context = io::calibration_context(c.max_positions, c.bos_token_id.has_value());
@@ -186,6 +188,10 @@ int scan(const scan_cli_options& o)
         if (!o.figures.empty()) m.figure_directory = figures_relative_to(o.figures, o.markdown);
         report::write_report_file(o.markdown, scan::scan_markdown(r, m));
     }
+    if (!o.dump_proxy.empty()) {
+        scan::write_proxy_dump(o.dump_proxy, r);
+        std::cout << "the certificates' inputs (proxy rows, mu_l, widths) in " << o.dump_proxy << "\n";
+    }
     if (!o.json.empty()) {
         const std::filesystem::path file(o.json);
         if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
@@ -215,6 +221,9 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--timings", options->timings,
                         "Write where the time went as JSON to this file: per layer the forward pass, the per-token copying, the heads, the composition "
                         "and T3's share of it, and the time before the first layer");
+    command->add_option("--dump-proxy", options->dump_proxy,
+                        "Write the inputs the certificates are conditional on (each layer's proxy rows and mu_l, each head's score widths) as "
+                        "float64 safetensors to this file, so another program can recompute every certified bound (docs/SCAN-LABELS.md)");
     command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));

@@ -22,6 +22,7 @@ struct scan_cli_options {
     std::string calibrate = "random";  ///< "random" (the vocabulary in a seeded random context) or a file of token ids
     bool quiet = false;           ///< no progress lines
     std::string timings;          ///< write where the scan's time went, per layer, as JSON here (the benchmarks read it)
+    std::string dump_proxy;       ///< write the inputs the certificates are conditional on here (scan/proxy_dump.hpp)
 };
 
 /// Runs one scan as the subcommand does; the exit code is 1 when a stated fact fails.

@@ -111,7 +111,7 @@ void bind_model(py::module_& m)
             "config", [](const model_handle& h) { return to_python(model::model_summary(h.model())); },
             "The model's summary as a dict: the fields of `qkov inspect --json` without its per-layer norms (architecture, family, format, "
             "dtype, hidden_size, layers, heads, kv_heads, head_dim, vocab_size, tied_embeddings, embedding, unembedding, attention_biases, "
-            "qk_norm, rope).")
+            "rope, and nope_layers and attention_windows where they apply).")
         .def_property_readonly("n_layers", [](const model_handle& h) { return h.model().config().layers; })
         .def_property_readonly("n_heads", [](const model_handle& h) { return h.model().config().heads; })
         .def_property_readonly("n_kv_heads", [](const model_handle& h) { return h.model().config().kv_heads; })

@@ -96,6 +96,7 @@ tensor2<T> attention_block(const tensor2<T>& x, const attention_params<T>& a, co
                            const rope_rotation_setting<T>* rope, const pattern_visitor<T>& visit = {}, const value_visitor<T>& visit_values = {})
 {
     const std::size_t n = x.shape()[0], d = c.head_dim, H = c.heads, group = c.heads / c.kv_heads;
+    c.require_full_attention(layer, n, "a sequence");  // a sliding window that would cut it: refused, not computed as full attention
     const tensor2<T> q = detail::affine(x, a.w_q, a.b_q), k = detail::affine(x, a.w_k, a.b_k), v = detail::affine(x, a.w_v, a.b_v);
     std::vector<tensor2<T>> keys, values;
     for (std::size_t j = 0; j < c.kv_heads; ++j) {

@@ -11,8 +11,9 @@
 // Every tensor the pass needs is looked up before anything is read, and all that are missing are
 // named in one error ("the file lacks wte.weight, mlp.c_fc.weight (layers 0-11), ... needed by the
 // forward pass"), so an attention-only file says at once what it lacks.
-// Refused by name: QK-norm (Qwen3, OLMo-2), Gemma's scaled embeddings and extra norms, fused
-// gate_up projections: the pass would be wrong for them.
+// Refused by name: fused gate_up projections and GPT-NeoX configs without RoPE, which the pass
+// would run wrong (what changes the scores or the residual stream in other ways, QK-norm or
+// Gemma's scaled embedding, is refused when the model is opened: io/unmodelled_settings.hpp).
 #pragma once
 
 #include <algorithm>
@@ -196,8 +197,6 @@ inline void refuse_unsupported(const model::attention_model& m)
 {
     const auto& c = m.config();
     const auto refuse = [&](const std::string& why) { throw io::model_file_error(m.source().location(), "the forward pass does not run this model: " + why); };
-    if (m.has_qk_norm()) refuse("its attention normalises queries and keys (q_norm/k_norm), which the pass does not apply");
-    if (c.norm == io::norm_kind::rms_norm_plus_one) refuse("Gemma's scaled embeddings and extra norms are not implemented");
     if (m.layer_tensor(0, {"mlp.gate_up_proj.weight"}) != nullptr) refuse("a fused gate_up_proj MLP is not read");
     if (c.family == io::model_family::gpt_neox && !c.rope) refuse("a GPT-NeoX config without RoPE");
 }

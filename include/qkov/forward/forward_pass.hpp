@@ -139,7 +139,7 @@ public:
     }
 
     /// Head h of layer l read straight into logits: W_U diag(g_f) [C] W_o[:, h d .. h d + d) (V x d),
-    /// g_f the final norm's scale (1 + g_f for Gemma's kind), C the centring of a LayerNorm. The
+    /// g_f the final norm's scale, C the centring of a LayerNorm. The
     /// norm's division by the row's size and its bias are left out: the first scales every logit of
     /// a query alike, the second is the same for every head, so neither is the head's doing.
     [[nodiscard]] tensor2<T> head_unembedding(std::size_t l, std::size_t h) const
@@ -155,8 +155,7 @@ public:
                 for (std::size_t r = 0; r < D; ++r) mean += double(out_h(r, i));
                 mean /= double(D);
             }
-            const double plus = f.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
-            for (std::size_t r = 0; r < D; ++r) out_h(r, i) = static_cast<T>((double(out_h(r, i)) - mean) * (plus + double(f.weight[r])));
+            for (std::size_t r = 0; r < D; ++r) out_h(r, i) = static_cast<T>((double(out_h(r, i)) - mean) * double(f.weight[r]));
         }
         if (!w_.source) return numeric::product(w_.output_embedding(), out_h, numeric::transposed::no);
         tensor2<T> out = tensor2<T>::from_shape({vocabulary(), d});

@@ -1,8 +1,7 @@
 // The normalisation layers of the decoder stacks, row by row (one token per row), in place.
 //
 //   LayerNorm  (x - mean) / sqrt(var + eps) * w + b, var the biased variance (GPT-2, GPT-NeoX);
-//   RMSNorm    x / sqrt(mean(x^2) + eps) * w (Llama; llama2.c's rmsnorm is the same formula);
-//   RMSNorm with (1 + w) (Gemma's convention, io::norm_kind::rms_norm_plus_one).
+//   RMSNorm    x / sqrt(mean(x^2) + eps) * w (Llama; llama2.c's rmsnorm is the same formula).
 // The sums run in double whatever T is, so a float32 pass does not lose the mean of a wide row.
 #pragma once
 
@@ -38,9 +37,8 @@ void normalize_rows(const T* x, T* out, std::size_t n, std::size_t D, const norm
         double square = 0;
         for (std::size_t j = 0; j < D; ++j) square += (row[j] - mean) * (row[j] - mean);
         const double inverse = 1 / std::sqrt(square / static_cast<double>(D) + p.eps);
-        const double plus = p.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
         for (std::size_t j = 0; j < D; ++j) {
-            const double v = (row[j] - mean) * inverse * (plus + p.weight[j]);
+            const double v = (row[j] - mean) * inverse * p.weight[j];
             o[j] = static_cast<T>(p.bias.empty() ? v : v + p.bias[j]);
         }
     }

@@ -5,9 +5,12 @@
 //   linear   theta_l / factor;
 //   llama3   Meta's blend by wavelength 2 pi / theta_l: beyond original_max / low_freq_factor the
 //            angle is divided by factor, below original_max / high_freq_factor it is kept, and in
-//            between the two are mixed with weight s = (original_max / wavelength - low) / (high - low).
-// Other scalings (dynamic, yarn, longrope, ...) change the angles with the sequence length or
-// add an attention factor; they are refused by name rather than silently run as the standard one.
+//            between the two are mixed with weight s = (original_max / wavelength - low) / (high - low);
+//   dynamic  unscaled: NTK scaling changes the angles only for sequences past the model's context,
+//            which the forward pass refuses (the config reader requires the context to be stated).
+// Other scalings (yarn, longrope, ...) change the angles with the sequence length or add an
+// attention factor; the config reader refuses them by name (io/unmodelled_settings.hpp), and
+// rope_theta refuses them too rather than silently run the standard schedule.
 #pragma once
 
 #include <cmath>
@@ -28,6 +31,16 @@ namespace qkov::forward {
 /// pass, a certified interval for the scan's offset certificates (scan/structure_measurement.hpp), which
 /// then enclose the angles the model uses. llama3's blend compares wavelengths, which an interval
 /// cannot decide in general: it is computed for floating-point T only.
+/// Whether rope_theta applies the scaling (none, linear, llama3, dynamic).
+inline bool scaling_applied(const io::rope_config& rope)
+{
+    return !rope.scaling || rope.scaling->type == "linear" || rope.scaling->type == "llama3" || rope.scaling->type == "dynamic";
+}
+
+/// Whether rope_theta<interval> encloses the angles: every applied scaling but llama3's blend,
+/// whose comparison of wavelengths an interval cannot decide.
+inline bool angles_enclosed(const io::rope_config& rope) { return scaling_applied(rope) && !(rope.scaling && rope.scaling->type == "llama3"); }
+
 template <class T = double>
 std::vector<T> rope_theta(const io::rope_config& rope)
 {
@@ -39,6 +52,8 @@ std::vector<T> rope_theta(const io::rope_config& rope)
     const io::rope_scaling& s = *rope.scaling;
     if (s.type == "linear") {
         for (T& t : theta) t = t / T(s.factor);
+    } else if (s.type == "dynamic") {
+        // Unscaled within the context (see above).
     } else if (s.type == "llama3") {
         if constexpr (std::is_floating_point_v<T>) {
             if (!(s.high_freq_factor > s.low_freq_factor))
@@ -57,7 +72,7 @@ std::vector<T> rope_theta(const io::rope_config& rope)
             throw std::invalid_argument("qkov: llama3 RoPE scaling's blend of angles is not enclosed in interval arithmetic");
         }
     } else {
-        throw std::invalid_argument("qkov: the forward pass does not apply RoPE scaling of type '" + s.type + "' (it applies none, linear and llama3)");
+        throw std::invalid_argument("qkov: the forward pass does not apply RoPE scaling of type '" + s.type + "' (it applies none, linear, llama3 and dynamic)");
     }
     return theta;
 }

@@ -5,25 +5,36 @@
 // "rotary_emb_base", "rotary_pct") and "torch_dtype". Families (from "model_type"):
 //   gpt2                                    Conv1D [in, out], fused c_attn, learned positions
 //   gpt_neox                                fused query_key_value interleaved per head, partial RoPE
-//   llama, mistral, qwen2, qwen3, olmo2,    separate q/k/v/o_proj, GQA, rotate_half RoPE
-//   gemma, gemma2 (RMSNorm scales by 1+w),
+//   llama, mistral, qwen2, qwen3,           separate q/k/v/o_proj, GQA, rotate_half RoPE
 //   phi3 (fused qkv_proj), smollm3
+// What changes the scores or the residual stream in a way qkov does not compute is refused by name
+// (unmodelled_settings.hpp: architectures such as Gemma, keys such as attn_logit_softcapping).
 // RoPE is a property of each layer: SmolLM3 leaves some layers unrotated (NoPE), marked in
 // "no_rope_layers" (one 0/1 per layer, 1 = RoPE) or, when that is absent, every
 // "no_rope_layer_interval"-th layer (transformers' SmolLM3Config: no_rope_layers[l] =
-// int((l + 1) % interval != 0), interval 4 by default). Per-layer schedules qkov does not run are
-// refused by name rather than read as all-RoPE, full-attention layers: layer_types other than
-// full_attention, use_sliding_window with a sliding_window, Llama 4 (its NoPE layers scale the
-// queries with the position) and Cohere2 (sliding RoPE layers between full NoPE ones).
+// int((l + 1) % interval != 0), interval 4 by default). RoPE settings keyed by layer type
+// ("rope_parameters": {"full_attention": {...}, "sliding_attention": {...}}) are read when every
+// layer uses one setting, and refused when layers would differ.
+// Sliding-window attention is a property of each layer too (attention_windows): a layer whose
+// window is W lets a query see only the W latest keys. qkov computes full causal attention, which
+// is that exactly for sequences of at most W positions; require_full_attention refuses longer ones
+// (the forward pass and the scan call it), so a window never changes a result silently. A layer
+// is windowed when "layer_types" says "sliding_attention", or, without layer_types, every layer
+// when "use_sliding_window" is true, or when the key is absent and the model type applies a
+// stated "sliding_window" by default (Mistral, Phi-3; not Qwen2/Qwen3/SmolLM3, whose default is
+// false).
 // Sizes must be positive integers; the query heads must divide the width when head_dim is absent,
 // and the kv heads must divide the query heads. Anything else is a model_file_error naming the key.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,12 +42,18 @@
 #include "qkov/circuits/rope_layout.hpp"
 #include "qkov/io/model_family.hpp"
 #include "qkov/io/model_file_error.hpp"
+#include "qkov/io/unmodelled_settings.hpp"
 
 namespace qkov::io {
 
 
+/// The RoPE scalings qkov applies: linear, llama3, and dynamic (NTK scaling that changes the angles
+/// only for sequences past the context the model declares, which the forward pass refuses, so the
+/// angles are the unscaled ones). Other types (yarn, longrope, ...) are refused when read.
+inline constexpr std::array<std::string_view, 3> modelled_rope_scalings{"linear", "llama3", "dynamic"};
+
 struct rope_scaling {
-    std::string type;     ///< linear, dynamic, yarn, llama3, longrope, ...
+    std::string type;     ///< one of modelled_rope_scalings
     double factor = 1.0;  ///< 1 when the type has none
     /// llama3 only: the wavelength band between which the angles are blended (Meta's defaults).
     double low_freq_factor = 1.0, high_freq_factor = 4.0;
@@ -60,6 +77,7 @@ struct model_config {
     bool tied_embeddings = false;
     std::optional<rope_config> rope;  ///< none for learned absolute positions (GPT-2)
     std::vector<bool> rope_layers;   ///< empty: every layer uses `rope` (when set); else one flag per layer, false = no RoPE (NoPE)
+    std::vector<std::size_t> attention_windows;  ///< empty: full attention everywhere; else per layer the sliding window (0: full)
     norm_kind norm = norm_kind::rms_norm;
     double norm_eps = 1e-5;
     std::string dtype;  ///< as the config states it (may be empty)
@@ -77,6 +95,20 @@ struct model_config {
             if (!rope_layers[layer]) return std::nullopt;
         }
         return rope;
+    }
+
+    /// Layer l's sliding window (the latest keys a query sees), or 0 for full causal attention.
+    [[nodiscard]] std::size_t window_at(std::size_t layer) const { return layer < attention_windows.size() ? attention_windows[layer] : 0; }
+
+    /// Refuses a sequence of `positions` that layer l's sliding window would cut: qkov computes full
+    /// causal attention, which equals the windowed one only while every key is within the window.
+    void require_full_attention(std::size_t layer, std::size_t positions, const std::string& what) const
+    {
+        const std::size_t w = window_at(layer);
+        if (w != 0 && positions > w)
+            throw std::invalid_argument("qkov: " + what + " has " + std::to_string(positions) + " positions, but layer " + std::to_string(layer) +
+                                        " attends only to the latest " + std::to_string(w) +
+                                        " (a sliding window); qkov computes full causal attention, which is the model's only up to that length");
     }
 
     [[nodiscard]] bool any_nope_layer() const
@@ -167,30 +199,63 @@ inline std::optional<std::size_t> config_token(const nlohmann::json& j, const ch
     return static_cast<std::size_t>(id);
 }
 
-/// Keys that give layers a schedule other than full causal attention (sliding windows, MoE
-/// interleaving, position-dependent query scaling): reading such a model as plain layers would
-/// compute a different model, so each is refused by its name.
-inline void refuse_unimplemented_layer_schedules(const nlohmann::json& j, std::size_t layers, const std::string& file)
+/// The model types whose attention applies a stated "sliding_window" unless "use_sliding_window"
+/// says otherwise: transformers' Mistral and Phi-3 (and, conservatively, any other type of the
+/// Llama layout); Qwen2, Qwen3 and SmolLM3 default to use_sliding_window false.
+inline bool applies_window_by_default(const std::string& model_type)
 {
+    return model_type != "qwen2" && model_type != "qwen3" && model_type != "smollm3" && model_type != "gpt2" && model_type != "gpt_neox";
+}
+
+/// Each layer's sliding window (0: full attention), or an empty list when no layer has one.
+inline std::vector<std::size_t> attention_windows(const nlohmann::json& j, const std::string& model_type, std::size_t layers, const std::string& file)
+{
+    const auto window = [&]() { return config_size(j, file, {"sliding_window"}); };  // required once a layer is windowed
+    std::vector<std::size_t> windows;
     if (const auto* types = config_key(j, {"layer_types"})) {
         if (!types->is_array() || types->size() != layers)
             throw model_file_error(file, "\"layer_types\" must be a list of one attention type per layer (" + std::to_string(layers) +
-                                             " layers), not " + types->dump());
+                                             " layers), not " + json_text(*types));
         for (std::size_t l = 0; l < types->size(); ++l) {
             const auto& type = (*types)[l];
-            if (!type.is_string() || type.get<std::string>() != "full_attention")
-                throw model_file_error(file, "\"layer_types\" gives layer " + std::to_string(l) + " the attention type " + type.dump() +
-                                                 "; qkov implements only \"full_attention\"");
+            const std::string name = type.is_string() ? type.get<std::string>() : "";
+            if (name == "full_attention") windows.push_back(0);
+            else if (name == "sliding_attention") windows.push_back(window());
+            else
+                throw model_file_error(file, "\"layer_types\" gives layer " + std::to_string(l) + " the attention type " + json_text(type) +
+                                                 "; qkov reads \"full_attention\" and \"sliding_attention\"");
         }
+    } else {
+        const auto* use = config_key(j, {"use_sliding_window"});
+        const bool windowed = use ? boolean_flag(*use, "use_sliding_window", file) : applies_window_by_default(model_type) && config_key(j, {"sliding_window"});
+        if (windowed) windows.assign(layers, window());
     }
-    const auto* sliding = config_key(j, {"use_sliding_window"});
-    if (sliding && sliding->is_boolean() && sliding->get<bool>() && config_key(j, {"sliding_window"}) != nullptr)
-        throw model_file_error(file, "\"use_sliding_window\" is true with a \"sliding_window\": qkov does not implement sliding-window attention");
-    for (const char* key : {"attn_temperature_tuning", "interleave_moe_layer_step"}) {
-        const auto* v = config_key(j, {key});
-        if (v && !(v->is_boolean() && !v->get<bool>()) && !(v->is_number() && v->get<double>() == 0))
-            throw model_file_error(file, std::string("\"") + key + "\" is set (" + v->dump() + "): qkov does not implement Llama 4's layer schedule");
-    }
+    if (std::all_of(windows.begin(), windows.end(), [](std::size_t w) { return w == 0; })) windows.clear();
+    return windows;
+}
+
+/// The RoPE settings object: "rope_parameters" itself, or, when it is keyed by layer type
+/// (transformers 5, Gemma 3: {"full_attention": {...}, "sliding_attention": {...}}), the one every
+/// layer uses; layers with different settings are refused, as qkov rotates every RoPE layer alike.
+inline const nlohmann::json* rope_parameters(const nlohmann::json& j, const std::vector<std::size_t>& windows, const std::string& file)
+{
+    const auto* params = config_key(j, {"rope_parameters"});
+    if (params == nullptr || !params->is_object()) return params;
+    const bool by_type = params->contains("full_attention") || params->contains("sliding_attention");
+    if (!by_type) return params;
+    const bool any_full = windows.empty() || std::any_of(windows.begin(), windows.end(), [](std::size_t w) { return w == 0; });
+    const bool any_sliding = std::any_of(windows.begin(), windows.end(), [](std::size_t w) { return w != 0; });
+    const auto* full = params->contains("full_attention") ? &(*params)["full_attention"] : nullptr;
+    const auto* sliding = params->contains("sliding_attention") ? &(*params)["sliding_attention"] : nullptr;
+    if (any_full && any_sliding && full && sliding && *full != *sliding)
+        throw model_file_error(file, "\"rope_parameters\" gives full-attention and sliding-window layers different RoPE settings; qkov rotates "
+                                     "every RoPE layer alike");
+    const auto* used = any_full ? full : sliding;
+    if (used == nullptr)
+        throw model_file_error(file, std::string("\"rope_parameters\" is keyed by layer type but has no \"") + (any_full ? "full_attention" : "sliding_attention") +
+                                         "\" entry for this model's layers");
+    if (!used->is_object()) throw model_file_error(file, "\"rope_parameters\" entry is not an object (" + json_text(*used) + ")");
+    return used;
 }
 
 /// SmolLM3's per-layer RoPE flags: "no_rope_layers" as given, or the interval pattern.
@@ -245,12 +310,7 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
     else
         c.architecture = c.model_type;
     const std::string& t = c.model_type;
-    if (t == "llama4" || t == "llama4_text")
-        throw model_file_error(file, "model_type \"" + t + "\" is not supported: Llama 4's NoPE layers scale the queries with the position "
-                                                            "(attn_temperature_tuning) and it interleaves MoE layers, which qkov does not implement");
-    if (t == "cohere2")
-        throw model_file_error(file, "model_type \"cohere2\" is not supported: its layer_types alternate sliding-window RoPE layers with "
-                                     "full-attention NoPE layers, a schedule qkov does not implement");
+    refuse_unmodelled_architecture(t == "llama4_text" ? "llama4" : t, file);
     const auto* known = find_architecture(t);
     if (known == nullptr) throw model_file_error(file, "unknown architecture (model_type \"" + t + "\"; qkov reads " + known_model_types() + ")");
     c.family = known->family, c.norm = known->norm;
@@ -282,9 +342,12 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         c.parallel_residual = parallel == nullptr || detail::boolean_flag(*parallel, "use_parallel_residual", file);
     }
 
+    refuse_unmodelled_config(j, c.family, c.head_dim, file);
+    c.attention_windows = detail::attention_windows(j, t, c.layers, file);
+
     if (!layout.learned_positions) {
         static const nlohmann::json empty = nlohmann::json::object();
-        const auto* params = config_key(j, {"rope_parameters"});
+        const auto* params = detail::rope_parameters(j, c.attention_windows, file);
         const nlohmann::json& p = params && params->is_object() ? *params : empty;
         rope_config r;
         const double default_base = t == "smollm3" ? 2000000.0 : 10000.0;  // SmolLM3Config.default_theta
@@ -299,8 +362,16 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         if (scaling == nullptr) scaling = params && params->is_object() ? params : nullptr;
         if (scaling) {
             const auto* kind = config_key(*scaling, {"rope_type", "type"});
-            if (kind && kind->is_string() && kind->get<std::string>() != "default") {
-                rope_scaling s{kind->get<std::string>(), detail::config_number(*scaling, {"factor"}, 1.0, file)};
+            if (kind && !kind->is_string()) throw model_file_error(file, "the RoPE scaling type is not a string (" + detail::json_text(*kind) + ")");
+            if (kind && kind->get<std::string>() != "default") {
+                const std::string type = kind->get<std::string>();
+                if (std::find(modelled_rope_scalings.begin(), modelled_rope_scalings.end(), type) == modelled_rope_scalings.end())
+                    throw model_file_error(file, "RoPE scaling \"" + type + "\" is not modelled: it changes the angles with the sequence length or "
+                                                 "multiplies the scores by an attention factor; qkov applies linear, llama3 and dynamic (docs/unmodelled.md)");
+                if (type == "dynamic" && c.max_positions == 0)
+                    throw model_file_error(file, "dynamic RoPE scaling without \"max_position_embeddings\": qkov reads its angles as unscaled, which "
+                                                 "holds only within the context the model declares");
+                rope_scaling s{type, detail::config_number(*scaling, {"factor"}, 1.0, file)};
                 s.low_freq_factor = detail::config_number(*scaling, {"low_freq_factor"}, s.low_freq_factor, file);
                 s.high_freq_factor = detail::config_number(*scaling, {"high_freq_factor"}, s.high_freq_factor, file);
                 s.original_max_position_embeddings =
@@ -311,7 +382,6 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         detail::check_rope(r, c.head_dim, file);
         c.rope = r;
     }
-    detail::refuse_unimplemented_layer_schedules(j, c.layers, file);
     if (t == "smollm3") c.rope_layers = detail::smollm3_rope_layers(j, c.layers, file);
     return c;
 }

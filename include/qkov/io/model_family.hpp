@@ -15,7 +15,7 @@ namespace qkov::io {
 
 enum class model_family { gpt2, gpt_neox, llama };
 
-enum class norm_kind { layer_norm, rms_norm, rms_norm_plus_one };
+enum class norm_kind { layer_norm, rms_norm };
 
 /// Tensor names of one family. A name with alternatives lists them in order (the first found is
 /// used); the model-wide names are looked up under each of `prefixes`, the per-layer ones under
@@ -76,16 +76,13 @@ struct architecture {
     norm_kind norm;
 };
 
-inline constexpr std::array<architecture, 11> architectures{{
+inline constexpr std::array<architecture, 8> architectures{{
     {"gpt2", model_family::gpt2, norm_kind::layer_norm},
     {"gpt_neox", model_family::gpt_neox, norm_kind::layer_norm},
     {"llama", model_family::llama, norm_kind::rms_norm},
     {"mistral", model_family::llama, norm_kind::rms_norm},
     {"qwen2", model_family::llama, norm_kind::rms_norm},
     {"qwen3", model_family::llama, norm_kind::rms_norm},
-    {"olmo2", model_family::llama, norm_kind::rms_norm},
-    {"gemma", model_family::llama, norm_kind::rms_norm_plus_one},  // x * (1 + g)
-    {"gemma2", model_family::llama, norm_kind::rms_norm_plus_one},
     {"phi3", model_family::llama, norm_kind::rms_norm},
     {"smollm3", model_family::llama, norm_kind::rms_norm},
 }};

@@ -1,4 +1,4 @@
-// Writes float32 tensors as one safetensors file (the format safetensors.hpp reads): an 8-byte
+// Writes float32 (or float64) tensors as one safetensors file (the format safetensors.hpp reads): an 8-byte
 // little-endian header length, the JSON header with each tensor's dtype, shape and byte range,
 // then the data. For models qkov builds itself (the seed heads the scan is checked on) and for
 // tests; written whole or not at all (atomic_file.hpp).
@@ -22,12 +22,15 @@ namespace qkov::io {
 struct tensor_to_write {
     std::string name;
     std::vector<std::size_t> shape;
-    std::vector<float> values;  ///< row-major
+    std::vector<float> values;      ///< row-major, stored as F32
+    std::vector<double> values64 = {};  ///< row-major, stored as F64 instead when `values` is empty and this is not
 };
 
-inline void write_safetensors(const std::filesystem::path& path, const std::vector<tensor_to_write>& tensors)
+/// The bytes of a safetensors file holding `tensors`, in their order (the header's keys sorted, so
+/// the same tensors always give the same bytes: a checksum of them identifies them).
+inline std::string safetensors_bytes(const std::vector<tensor_to_write>& tensors)
 {
-    static_assert(std::endian::native == std::endian::little, "qkov: safetensors data is little-endian; this writer copies host floats");
+    static_assert(std::endian::native == std::endian::little, "qkov: safetensors data is little-endian; this writer copies host values");
     nlohmann::json header = nlohmann::json::object();
     std::set<std::string> names;
     std::size_t bytes = 0;
@@ -39,11 +42,14 @@ inline void write_safetensors(const std::filesystem::path& path, const std::vect
             if (n != 0 && count > SIZE_MAX / n) throw std::overflow_error("qkov: safetensors writer: the shape of " + t.name + " overflows");
             count *= n;
         }
-        if (count != t.values.size())
-            throw std::invalid_argument("qkov: safetensors writer: " + t.name + " has " + std::to_string(t.values.size()) + " values for a shape of " +
+        const bool wide = t.values.empty() && !t.values64.empty();
+        const std::size_t stored = wide ? t.values64.size() : t.values.size();
+        if (count != stored)
+            throw std::invalid_argument("qkov: safetensors writer: " + t.name + " has " + std::to_string(stored) + " values for a shape of " +
                                         std::to_string(count));
-        header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {bytes, bytes + 4 * count}}};
-        bytes += 4 * count;
+        const std::size_t size = (wide ? 8 : 4) * count;
+        header[t.name] = {{"dtype", wide ? "F64" : "F32"}, {"shape", t.shape}, {"data_offsets", {bytes, bytes + size}}};
+        bytes += size;
     }
     const std::string text = header.dump();
     std::string file(8 + text.size() + bytes, '\0');
@@ -52,10 +58,17 @@ inline void write_safetensors(const std::filesystem::path& path, const std::vect
     std::memcpy(file.data() + 8, text.data(), text.size());
     std::size_t at = 8 + text.size();
     for (const auto& t : tensors) {
-        std::memcpy(file.data() + at, t.values.data(), 4 * t.values.size());
-        at += 4 * t.values.size();
+        const bool wide = t.values.empty() && !t.values64.empty();
+        const std::size_t size = wide ? 8 * t.values64.size() : 4 * t.values.size();
+        if (size != 0) std::memcpy(file.data() + at, wide ? static_cast<const void*>(t.values64.data()) : static_cast<const void*>(t.values.data()), size);
+        at += size;
     }
-    write_file_atomically(path, file);
+    return file;
+}
+
+inline void write_safetensors(const std::filesystem::path& path, const std::vector<tensor_to_write>& tensors)
+{
+    write_file_atomically(path, safetensors_bytes(tensors));
 }
 
 } // namespace qkov::io

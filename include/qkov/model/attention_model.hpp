@@ -10,7 +10,9 @@
 //   llama     layers.L.self_attn.{q,k,v,o}_proj (nn.Linear [out, in]), or a fused qkv_proj [(H+2Hkv)d, D]
 // Names are looked up with and without the family's prefix ("transformer.", "gpt_neox.", "model.").
 // The attention tensors' names below belong to each family's slicing and live with it.
-// Biases, fused projections and QK-norm are detected from the tensor names, never from the config.
+// Biases and fused projections are detected from the tensor names, never from the config; a tensor
+// the family's readers do not know (QK-norm, post-norms, ...) is refused when the model is opened
+// (io/unmodelled_settings.hpp).
 #pragma once
 
 #include <array>
@@ -27,6 +29,7 @@
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/tensor_block.hpp"
 #include "qkov/io/tensor_view.hpp"
+#include "qkov/io/unmodelled_settings.hpp"
 #include "qkov/model/head_weights.hpp"
 
 namespace qkov::model {
@@ -49,6 +52,7 @@ public:
     attention_model(io::model_config config, std::unique_ptr<io::tensor_source> source)
         : config_(std::move(config)), source_(std::move(source))
     {
+        io::refuse_unknown_tensors(layout(), source_->names(), source_->location());
         check_geometry();
     }
 
@@ -56,9 +60,6 @@ public:
     [[nodiscard]] const io::family_layout& layout() const { return io::layout_of(config_.family); }
     [[nodiscard]] const io::tensor_source& source() const { return *source_; }
 
-    /// True when the layers carry q_norm/k_norm tensors: the score is then not one bilinear form
-    /// of the residual, and the per-head QK matrices alone do not describe it.
-    [[nodiscard]] bool has_qk_norm() const { return find_layer_tensor(0, {"self_attn.q_norm.weight"}) != nullptr; }
     [[nodiscard]] bool has_attention_biases() const
     {
         return find_layer_tensor(0, {"attn.c_attn.bias", "attention.query_key_value.bias", "self_attn.q_proj.bias", "self_attn.qkv_proj.bias"}) != nullptr;

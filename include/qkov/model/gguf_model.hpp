@@ -6,7 +6,9 @@
 // Pairing: llama.cpp's converter permutes the Q/K rows of llama-architecture models into the
 // interleaved RoPE order (pairs (2i, 2i+1)), so those heads are reported with interleaved pairing;
 // qwen2/qwen3 files keep the Hugging Face rotate_half order. Other GGUF architectures are refused
-// by name rather than read with a guessed layout.
+// by name rather than read with a guessed layout, and so is every tensor the mapping does not know
+// (rope_freqs, post-norms, experts: io/unmodelled_settings.hpp) and every metadata key whose value
+// qkov does not compute with (soft-capping, attention scales, YaRN); linear RoPE scaling is read.
 #pragma once
 
 #include <filesystem>
@@ -38,12 +40,14 @@ public:
             else if (name == "output_norm.weight") hf = "model.norm.weight";
             else if (name.starts_with("blk.")) {
                 const auto dot = name.find('.', 4);
-                if (dot == std::string::npos) continue;
-                const auto it = layer_names.find(name.substr(dot + 1));
-                if (it == layer_names.end()) continue;
-                hf = "model.layers." + name.substr(4, dot - 4) + "." + it->second;
+                const auto it = dot == std::string::npos ? layer_names.end() : layer_names.find(name.substr(dot + 1));
+                if (it != layer_names.end()) hf = "model.layers." + name.substr(4, dot - 4) + "." + it->second;
             }
-            if (!hf.empty()) names_.emplace(hf, name);
+            // An unmapped tensor may change the scores or the residual stream: refused, never dropped.
+            if (hf.empty())
+                throw io::model_file_error(file_->location(), name, "not modelled for the GGUF llama layout: " + io::detail::tensor_effect(name) +
+                                                                        " (docs/unmodelled.md)");
+            names_.emplace(hf, name);
         }
     }
     [[nodiscard]] const io::tensor_view* find(const std::string& name) const override
@@ -117,7 +121,15 @@ inline io::model_config gguf_config(const io::gguf_file& f)
     r.pairing = arch == "llama" ? rope_pairing::interleaved : rope_pairing::rotate_half;
     r.rotary_dim = size("rope.dimension_count", false, c.head_dim);
     r.base = number("rope.freq_base", r.base);
+    if (const auto it = meta.find(arch + ".rope.scaling.type"); it != meta.end() && !(it->second.is_string() && it->second.get<std::string>() == "none")) {
+        if (!(it->second.is_string() && it->second.get<std::string>() == "linear"))
+            throw io::model_file_error(file, arch + ".rope.scaling.type is " + io::detail::json_text(it->second) +
+                                                 ": qkov applies linear RoPE scaling from GGUF metadata, no other (docs/unmodelled.md)");
+        r.scaling = io::rope_scaling{"linear", number("rope.scaling.factor", 1.0)};
+    }
     io::detail::check_rope(r, c.head_dim, file);
+    io::refuse_unmodelled_gguf(meta, arch, c.head_dim, file);
+    if (meta.find(arch + ".attention.sliding_window") != meta.end()) c.attention_windows.assign(c.layers, size("attention.sliding_window", true, 0));
     c.rope = r;
     c.activation = "silu";  // the SwiGLU gate of every architecture read here
     c.norm_eps = number("attention.layer_norm_rms_epsilon", c.norm_eps);

@@ -31,7 +31,7 @@ inline std::string stored_dtype(const io::tensor_source& source)
 // The fields in the order a reader wants them (the JSON object itself sorts its keys).
 inline constexpr const char* field_order[] = {"architecture", "family",     "format",          "dtype",     "hidden_size",      "layers",
                                               "heads",        "kv_heads",   "head_dim",        "vocab_size", "tied_embeddings", "embedding",
-                                              "unembedding",  "attention_biases", "qk_norm",   "rope",       "nope_layers"};
+                                              "unembedding",  "attention_biases", "rope",      "nope_layers", "attention_windows"};
 
 } // namespace detail
 
@@ -54,7 +54,6 @@ inline nlohmann::json model_summary(const model::attention_model& m)
     j["embedding"] = m.embedding_status();
     j["unembedding"] = m.unembedding_status();
     j["attention_biases"] = m.has_attention_biases();
-    j["qk_norm"] = m.has_qk_norm();
     if (c.rope) {
         nlohmann::json scaling = nullptr;
         if (c.rope->scaling) scaling = {{"type", c.rope->scaling->type}, {"factor", c.rope->scaling->factor}};
@@ -71,6 +70,7 @@ inline nlohmann::json model_summary(const model::attention_model& m)
             if (!c.rope_at(l)) nope.push_back(l);
         j["nope_layers"] = nope;
     }
+    if (!c.attention_windows.empty()) j["attention_windows"] = c.attention_windows;  // per layer, 0: full attention
     return j;
 }
 

@@ -77,9 +77,16 @@ struct undecided_label {
     std::string label, reason;
 };
 
+/// A condition of a label's rule that interval arithmetic proves while the rule's other conditions
+/// are measured: the label is not certified, the part is, under its own name.
+struct certified_part {
+    std::string label, part, statement;
+};
+
 struct head_labels {
     std::vector<std::string> labels;     ///< hypotheses, in label_rules' order
-    std::vector<std::string> certified;  ///< those of labels whose inequality interval arithmetic proves
+    std::vector<std::string> certified;  ///< those of labels every condition of whose rule interval arithmetic proves
+    std::vector<certified_part> certified_parts;  ///< proved conditions of labels that are not certified (semantic's swing)
     std::vector<undecided_label> undecided;
     std::vector<std::string> seed_searches;  ///< rank_one_reading (R7), bottom_heavy (R12): construction checks
 };
@@ -143,8 +150,15 @@ inline head_labels label_head(const head_structure& s, const label_evidence& e, 
         if (!positional) {
             // Position cannot decide; content must be able to: two standard deviations of a key's
             // content score reach ln 2 (a head whose scores barely move attends almost uniformly).
+            // Only the swing is proved; the content's spread and "no offset holds the majority" are
+            // measured, so semantic is never certified as a whole (certified_parts says what is).
             const bool content_decides = m->content_spread && 2 * *m->content_spread >= t.semantic_swing;
-            if (m->swing_bound && *m->swing_bound <= t.semantic_swing && content_decides) give("semantic", true);
+            if (m->swing_bound && *m->swing_bound <= t.semantic_swing && content_decides) {
+                give("semantic", false);
+                out.certified_parts.push_back({"semantic", "swing",
+                                               "over offsets 0.." + std::to_string(m->window) + " position moves a key's score by at most " +
+                                                   std::to_string(*m->swing_bound) + " nats (<= ln 2) for the proxy input's mean field"});
+            }
             else if (m->swing_bound && *m->swing_bound <= t.semantic_swing)
                 out.undecided.push_back({"semantic", m->content_spread ? "position cannot double a key's weight, but neither can content (two standard "
                                                                           "deviations of a key's content score are " +

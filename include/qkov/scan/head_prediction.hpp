@@ -18,8 +18,24 @@ namespace qkov::scan {
 struct mean_field_request {
     bool certify = true;
     double offset_threshold = 0.5, sink_threshold = 0.3;
-    double content_deviations = 2;  ///< the certificates hold for content within this many standard deviations
+    double content_deviations = 2;  ///< each score may move by this many standard deviations of its content (score_spread)
 };
+
+/// The widths `deviations` x spread allows, as certificate_widths records them.
+inline certificate_widths widths_of(const score_spread& spread, double deviations)
+{
+    certificate_widths w;
+    w.stationary = spread.stationary, w.positions = spread.positions;
+    const std::size_t N = spread.positions;
+    const auto add = [&](double mean, double sd) { w.lower.push_back(mean - deviations * sd), w.upper.push_back(mean + deviations * sd); };
+    if (spread.stationary) {
+        for (std::size_t delta = 0; delta <= N; ++delta) add(delta == 0 ? spread.own_mean : 0.0, spread.offset_sd[delta]);
+        for (std::size_t m = 0; m <= N; ++m) add(0.0, spread.bos_sd[m]);
+    } else {
+        for (std::size_t i = 0; i < spread.full_sd.size(); ++i) add(spread.full_mean[i], spread.full_sd[i]);
+    }
+    return w;
+}
 
 /// The prediction for head h (double), and certificates where a label could rest on them: a
 /// lower bound of p(delta) and of the previous-token score where the prediction reaches
@@ -27,18 +43,17 @@ struct mean_field_request {
 /// reaches sink_threshold, and the swing bounds.
 inline mean_field_evidence mean_field_of(const model::head_weights& h, const proxy_layer& input, bool learned_positions,
                                          const std::optional<io::rope_config>& rope, const model::norm_weights& norm, const mean_field_settings& s,
-                                         const mean_field_request& r, const content_covariance* content = nullptr,
-                                         const token_contents* tokens = nullptr)
+                                         const mean_field_request& r, const token_contents* tokens = nullptr)
 {
     mean_field_evidence e;
     e.window = s.window;
     e.positions = learned_positions ? "learned" : rope ? "rope" : "nope";
-    const auto kernel = mean_field_kernel<double>(h, input, learned_positions, rope, content);
+    const auto kernel = mean_field_kernel<double>(h, input, learned_positions, rope);
     const auto p = tokens ? sampled_attention(h, input, learned_positions, rope, *tokens, s.window) : predict_attention(kernel, s.window);
-    if (!kernel.noise.empty()) {
-        double sum = 0;
-        for (const double x : kernel.noise) sum += x;
-        e.content_spread = sum / static_cast<double>(kernel.noise.size());
+    std::optional<score_spread> spread;  // the certificates' widths, from the same sampled content
+    if (tokens) {
+        spread = content_score_spread(h, input, learned_positions, rope, *tokens);
+        e.content_spread = spread->typical_sd(s.window);
     }
     e.by_offset = p.by_offset, e.bos = p.bos, e.previous = p.previous, e.first_query = p.first_query, e.last_query = p.last_query;
     e.swing = positional_swing(kernel, s.window);
@@ -48,9 +63,9 @@ inline mean_field_evidence mean_field_of(const model::head_weights& h, const pro
     std::sort(top.rbegin(), top.rend());
     const bool wants_offset = (top.size() >= 2 && top[0] + top[1] >= r.offset_threshold) || e.previous >= r.offset_threshold;
     const bool wants_bos = e.bos >= r.sink_threshold;
-    const bool scaled = rope && rope->scaling && rope->scaling->type != "linear";  // no enclosure of llama3's blended angles
+    const bool scaled = rope && !forward::angles_enclosed(*rope);  // no enclosure of llama3's blended angles
     if ((wants_offset || wants_bos) && !scaled) {
-        const auto kernel_i = mean_field_kernel<interval>(h, input, learned_positions, rope, content, content ? r.content_deviations : 0.0);
+        const auto kernel_i = mean_field_kernel<interval>(h, input, learned_positions, rope, spread ? &*spread : nullptr, spread ? r.content_deviations : 0.0);
         std::vector<std::size_t> order(e.by_offset.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
         std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return e.by_offset[a] > e.by_offset[b]; });
@@ -60,7 +75,8 @@ inline mean_field_evidence mean_field_of(const model::head_weights& h, const pro
         if (order.size() >= 2) e.top_two_lower = mass_on_offsets(kernel_i, s.window, {order[0], order[1]}, false).lo();
         if (e.previous >= r.offset_threshold) e.previous_lower = previous_token_mass(kernel_i).lo();
         if (wants_bos) e.bos_lower = mass_on_offsets(kernel_i, s.window, {}, true).lo();
-        e.content_deviations = content ? r.content_deviations : 0.0;
+        e.content_deviations = spread ? r.content_deviations : 0.0;
+        if (spread && r.content_deviations > 0) e.widths = widths_of(*spread, r.content_deviations);
     }
     if (learned_positions) {
         e.swing_bound = positional_swing(mean_field_kernel<interval>(h, input, true, rope), s.window).hi();

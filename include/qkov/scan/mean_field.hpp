@@ -33,6 +33,7 @@
 #include "qkov/scalar/interval_functions.hpp"
 #include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/proxy_pass.hpp"
+#include "qkov/scan/token_contents.hpp"
 
 namespace qkov::scan {
 
@@ -69,7 +70,6 @@ struct head_kernel {
     std::vector<T> bos;        ///< stationary: the BOS key's score for query m, m = 0 .. N
     std::vector<T> full;       ///< learned positions: (N + 1) x (N + 1), row = query
     std::size_t positions = 0; ///< N
-    std::vector<double> noise; ///< per query m: the standard deviation content adds to each content key's score (empty: none; evidence only)
 
     [[nodiscard]] T score(std::size_t m, std::size_t n) const
     {
@@ -86,75 +86,211 @@ T inverse_sqrt(std::size_t d)
     return T(1) / sqrt(T(static_cast<double>(d)));
 }
 
-/// q^T C q for a d x d covariance C, in T.
-template <class T>
-T quadratic_form(const std::vector<T>& q, const matrix& c)
-{
-    T sum(0);
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        T row(0);
-        for (std::size_t j = 0; j < q.size(); ++j) row += T(c(i, j)) * q[j];
-        sum += q[i] * row;
-    }
-    return sum;
-}
+/// How far the tokens' content moves each key's score away from the mean field's, in nats (scores
+/// divided by sqrt(d)), estimated from a sample of the content (token_contents.hpp): for query m
+/// and key n, the mean and standard deviation of the change when both hold random tokens. A key at
+/// offset delta >= 1 holds a token drawn independently of the query's, so with q_a = W_q c_a and
+/// k_b = W_k c_b the contents (covariances C_q, C_k over the sample) and R the rotation by delta:
+///   change = (R q_a) . k + (R q) . k_b + (R q_a) . k_b, mean 0, variance
+///   (R q)^T C_k (R q) + (R^T k)^T C_q (R^T k) + tr(C_k R C_q R^T):
+/// the key's content against the mean query, the query's content against the mean key (which moves
+/// with the offset, so it does not cancel in the softmax), and both contents. The key at offset 0 is
+/// the query's own token, whose contents are not independent: its change,
+/// q_a . k + q . k_a + q_a . k_a, is measured over the sample itself (mean and standard deviation).
+/// The BOS key is one fixed token: its score moves with the query's content only,
+/// (R_m^T k_bos)^T C_q (R_m^T k_bos). These are estimates of the spread, not bounds on it: a
+/// certificate states the widths it allows (deviations x these), and holds for every input whose
+/// scores stay within them (docs/SCAN-LABELS.md).
+struct score_spread {
+    bool stationary = true;
+    std::size_t positions = 0;       ///< N
+    std::vector<double> offset_sd;   ///< stationary: delta = 0 .. N (delta 0: the query's own token)
+    double own_mean = 0;             ///< stationary: the mean change of the score at offset 0
+    std::vector<double> bos_sd;      ///< stationary: per query m = 0 .. N
+    std::vector<double> full_sd, full_mean;  ///< learned positions: (N + 1) x (N + 1), row = query
 
-/// The kernel of head h from its layer's proxy input. `rope` is the layer's (nullopt: NoPE, or
-/// learned positions when the proxy carries them).
-///
-/// The content of the tokens, as a head sees it: the covariances of its queries (C_q) and keys (C_k)
-/// over the tokens' effective embeddings (token_copying.hpp), d x d each.
-struct content_covariance {
-    matrix queries, keys;
+    [[nodiscard]] double sd(std::size_t m, std::size_t n) const
+    {
+        if (!stationary) return full_sd[m * (positions + 1) + n];
+        return n == 0 ? bos_sd[m] : offset_sd[m - n];
+    }
+    [[nodiscard]] double mean(std::size_t m, std::size_t n) const
+    {
+        if (!stationary) return full_mean[m * (positions + 1) + n];
+        return n != 0 && n == m ? own_mean : 0.0;
+    }
+    /// The mean standard deviation of the keys at offsets 1 .. W over queries W .. N: how much
+    /// content moves a key's score, as the semantic rule reads it.
+    [[nodiscard]] double typical_sd(std::size_t window) const
+    {
+        double sum = 0;
+        std::size_t count = 0;
+        for (std::size_t m = std::min(window, positions); m <= positions; ++m) {
+            for (std::size_t delta = 1; delta <= window && delta < m; ++delta) sum += sd(m, m - delta), ++count;
+            if (stationary) break;  // every query sees the same offsets
+        }
+        return count == 0 ? 0.0 : sum / static_cast<double>(count);
+    }
 };
 
-/// The variance a key's score gains from content, for a query seen as v at that key's offset:
-/// v^T C_k v (the key's content against the mean query) + tr(C_q C_k) (the query's content against
-/// the key's, independent draws; taken at offset 0: a rotation of both keeps a pair's trace when the
-/// content is isotropic within the pair).
-template <class T>
-T content_variance(const std::vector<T>& v, const content_covariance& c, const T& query_key_trace)
+namespace detail {
+/// R v (or R^T v) for RoPE's rotation by angles with the given cosines and sines per pair, R as
+/// query_at_offset applies it: v_a' = c v_a - s v_b, v_b' = c v_b + s v_a.
+inline std::vector<double> rotated(const std::vector<double>& v, const rope_layout& layout, const std::vector<double>& c, const std::vector<double>& s,
+                                   bool transposed)
 {
-    return quadratic_form(v, c.keys) + query_key_trace;
+    std::vector<double> out = v;
+    for (std::size_t l = 0; l < layout.pairs(); ++l) {
+        const std::size_t a = layout.first(l), b = layout.second(l);
+        const double sine = transposed ? -s[l] : s[l];
+        out[a] = c[l] * v[a] - sine * v[b];
+        out[b] = c[l] * v[b] + sine * v[a];
+    }
+    return out;
 }
-
-/// tr(C_q C_k), in T.
-template <class T>
-T covariance_trace(const content_covariance& c)
+/// v^T C v for a d x d matrix C.
+inline double quadratic(const std::vector<double>& v, const matrix& c)
 {
-    T sum(0);
-    for (std::size_t i = 0; i < c.queries.shape()[0]; ++i)
-        for (std::size_t j = 0; j < c.queries.shape()[1]; ++j) sum += T(c.queries(i, j)) * T(c.keys(j, i));
+    double sum = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        double row = 0;
+        for (std::size_t j = 0; j < v.size(); ++j) row += c(i, j) * v[j];
+        sum += v[i] * row;
+    }
     return sum;
 }
-
-/// The interval a content key's score can move by: +- deviations sigma for content whose score
-/// deviates from the mean field by at most that many standard deviations (0 for double: the
-/// prediction is the mean field itself).
-template <class T>
-T content_spread(const T& variance, double deviations)
+/// tr(A R B R^T) for d x d A, B: B's rows and columns rotated in place of a product.
+inline double rotated_trace(const matrix& a, const matrix& b, const rope_layout& layout, const std::vector<double>& c, const std::vector<double>& s)
 {
-    if constexpr (std::is_same_v<T, interval>) {
-        if (deviations > 0) {
-            const double spread = (detail::root_of_nonnegative(variance) * interval(deviations)).hi();
-            return interval(-spread, spread);
+    matrix r = b;
+    const std::size_t d = b.shape()[0];
+    for (std::size_t l = 0; l < layout.pairs(); ++l) {
+        const std::size_t p = layout.first(l), q = layout.second(l);
+        for (std::size_t j = 0; j < d; ++j) {  // rows: R B
+            const double x = r(p, j), y = r(q, j);
+            r(p, j) = c[l] * x - s[l] * y, r(q, j) = c[l] * y + s[l] * x;
+        }
+        for (std::size_t i = 0; i < d; ++i) {  // columns: (R B) R^T
+            const double x = r(i, p), y = r(i, q);
+            r(i, p) = c[l] * x - s[l] * y, r(i, q) = c[l] * y + s[l] * x;
         }
     }
-    (void)variance, (void)deviations;
+    double trace = 0;
+    for (std::size_t i = 0; i < d; ++i)
+        for (std::size_t j = 0; j < d; ++j) trace += a(i, j) * r(j, i);
+    return trace;
+}
+/// The covariance (divisor n) of the rows of x (n x d).
+inline matrix sample_covariance(const matrix& x)
+{
+    const std::size_t n = x.shape()[0], d = x.shape()[1];
+    std::vector<double> mean(d, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < d; ++j) mean[j] += x(i, j) / static_cast<double>(n);
+    matrix c = xt::zeros<double>({d, d});
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t a = 0; a < d; ++a)
+            for (std::size_t b = 0; b < d; ++b) c(a, b) += (x(i, a) - mean[a]) * (x(i, b) - mean[b]) / static_cast<double>(n);
+    return c;
+}
+/// Mean and standard deviation over the sample of the change of the score of a query q against its
+/// own token's key k when both take the sample's contents: q_a . k + q . k_a + q_a . k_a.
+inline std::pair<double, double> own_token_change(const std::vector<double>& q, const std::vector<double>& k, const token_contents& c)
+{
+    const std::size_t S = c.queries.shape()[0], d = q.size();
+    double sum = 0, square = 0;
+    for (std::size_t a = 0; a < S; ++a) {
+        double x = 0;
+        for (std::size_t i = 0; i < d; ++i) x += c.queries(a, i) * k[i] + q[i] * c.keys(a, i) + c.queries(a, i) * c.keys(a, i);
+        sum += x, square += x * x;
+    }
+    const double mean = sum / static_cast<double>(S);
+    return {mean, std::sqrt(std::max(0.0, square / static_cast<double>(S) - mean * mean))};
+}
+} // namespace detail
+
+/// The spread content gives head h's scores on the proxy input (score_spread), from the sampled
+/// contents `c`. `rope` is the layer's (nullopt: NoPE, or learned positions).
+inline score_spread content_score_spread(const model::head_weights& h, const proxy_layer& input, bool learned_positions,
+                                         const std::optional<io::rope_config>& rope, const token_contents& c)
+{
+    const std::size_t d = h.w_q.shape()[0], N = input.normed.shape()[0] - 1;
+    if (c.queries.shape()[0] == 0 || c.queries.shape()[1] != d || c.keys.shape() != c.queries.shape())
+        throw std::invalid_argument("qkov: sampled token contents do not match the head");
+    const double scale = 1 / std::sqrt(static_cast<double>(d));
+    const matrix c_q = detail::sample_covariance(c.queries), c_k = detail::sample_covariance(c.keys);
+    const auto row = [&](std::size_t t) { return vector(xt::view(input.normed, t, xt::all())); };
+    score_spread out;
+    out.positions = N;
+    if (learned_positions) {
+        out.stationary = false;
+        std::vector<std::vector<double>> queries, keys;
+        std::vector<double> query_side, key_side;  // k_n^T C_q k_n and q_m^T C_k q_m
+        for (std::size_t t = 0; t <= N; ++t) {
+            queries.push_back(project<double>(h.w_q, h.b_q, row(t)));
+            keys.push_back(project<double>(h.w_k, h.b_k, row(t)));
+            query_side.push_back(detail::quadratic(keys.back(), c_q));
+            key_side.push_back(detail::quadratic(queries.back(), c_k));
+        }
+        const double both = detail::rotated_trace(c_k, c_q, rope_layout{d, 0, rope_pairing::rotate_half}, {}, {});
+        out.full_sd.assign((N + 1) * (N + 1), 0.0);
+        out.full_mean.assign((N + 1) * (N + 1), 0.0);
+        for (std::size_t m = 1; m <= N; ++m)
+            for (std::size_t n = 0; n <= m; ++n) {
+                auto& sd = out.full_sd[m * (N + 1) + n];
+                if (n == 0) sd = std::sqrt(std::max(0.0, query_side[0])) * scale;
+                else if (n == m) {
+                    const auto [mean, deviation] = detail::own_token_change(queries[m], keys[m], c);
+                    out.full_mean[m * (N + 1) + n] = mean * scale, sd = deviation * scale;
+                } else {
+                    sd = std::sqrt(std::max(0.0, query_side[n] + key_side[m] + both)) * scale;
+                }
+            }
+        return out;
+    }
+    const rope_layout layout{d, rope ? rope->rotary_dim : 0, rope ? rope->pairing : rope_pairing::rotate_half};
+    std::vector<double> theta;
+    if (rope) theta = forward::rope_theta<double>(*rope);
+    const auto q = project<double>(h.w_q, h.b_q, input.mean), k = project<double>(h.w_k, h.b_k, input.mean), k_bos = project<double>(h.w_k, h.b_k, row(0));
+    std::vector<double> cosines(layout.pairs()), sines(layout.pairs());
+    for (std::size_t delta = 0; delta <= N; ++delta) {
+        for (std::size_t l = 0; l < layout.pairs(); ++l)
+            cosines[l] = std::cos(static_cast<double>(delta) * theta[l]), sines[l] = std::sin(static_cast<double>(delta) * theta[l]);
+        const double variance = detail::quadratic(detail::rotated(q, layout, cosines, sines, false), c_k) +
+                                detail::quadratic(detail::rotated(k, layout, cosines, sines, true), c_q) + detail::rotated_trace(c_k, c_q, layout, cosines, sines);
+        out.offset_sd.push_back(std::sqrt(std::max(0.0, variance)) * scale);
+        // The BOS key seen from query m = delta.
+        out.bos_sd.push_back(delta == 0 ? 0.0 : std::sqrt(std::max(0.0, detail::quadratic(detail::rotated(k_bos, layout, cosines, sines, true), c_q))) * scale);
+    }
+    const auto [mean, deviation] = detail::own_token_change(q, k, c);
+    out.own_mean = mean * scale, out.offset_sd[0] = deviation * scale;
+    return out;
+}
+
+/// [mean - deviations sd, mean + deviations sd] of a score's change, as an interval for the
+/// certificate (0 for double: the prediction is the mean field itself, and without a spread or with
+/// deviations 0). The ends are doubles, so the widths are exact.
+template <class T>
+T allowed_change(const score_spread* spread, double mean, double sd, double deviations)
+{
+    if constexpr (std::is_same_v<T, interval>) {
+        if (spread && deviations > 0) return interval(mean - deviations * sd, mean + deviations * sd);
+    }
+    (void)spread, (void)mean, (void)sd, (void)deviations;
     return T(0);
 }
 
-/// `content` (may be null) is the head's content covariance, and `deviations` > 0 (intervals only)
-/// widens each content key's score by +- deviations standard deviations of its content
-/// (content_variance / d): a bound computed from that kernel holds for every content whose scores
-/// stay within that many deviations of the mean field's. The BOS key is one fixed token: no spread.
+/// The kernel of head h from its layer's proxy input. `rope` is the layer's (nullopt: NoPE, or
+/// learned positions when the proxy carries them). With `spread` (may be null) and `deviations`
+/// > 0 (intervals only), each score is widened by its allowed change (allowed_change): a bound
+/// computed from that kernel holds for every input whose scores stay within those widths of the
+/// mean field's.
 template <class T>
 head_kernel<T> mean_field_kernel(const model::head_weights& h, const proxy_layer& input, bool learned_positions, const std::optional<io::rope_config>& rope,
-                                 const content_covariance* content = nullptr, double deviations = 0)
+                                 const score_spread* spread = nullptr, double deviations = 0)
 {
     const std::size_t d = h.w_q.shape()[0], N = input.normed.shape()[0] - 1;
     const T scale = inverse_sqrt<T>(d);
-    const T trace = content ? covariance_trace<T>(*content) : T(0);
     head_kernel<T> k;
     k.positions = N;
     const auto row = [&](std::size_t t) { return vector(xt::view(input.normed, t, xt::all())); };
@@ -167,31 +303,25 @@ head_kernel<T> mean_field_kernel(const model::head_weights& h, const proxy_layer
             keys.push_back(project<T>(h.w_k, h.b_k, x));
         }
         k.full.assign((N + 1) * (N + 1), T(0));
-        for (std::size_t m = 0; m <= N; ++m) {
-            if constexpr (std::is_same_v<T, double>)
-                if (content) k.noise.push_back(std::sqrt(std::max(0.0, content_variance(queries[m], *content, trace))) * scale);
-            const T gain = content && deviations > 0 ? content_spread(content_variance(queries[m], *content, trace) * scale * scale, deviations) : T(0);
+        for (std::size_t m = 0; m <= N; ++m)
             for (std::size_t n = 0; n <= m; ++n) {
                 T s(0);
                 for (std::size_t i = 0; i < d; ++i) s += queries[m][i] * keys[n][i];
-                k.full[m * (N + 1) + n] = s * scale + (n == 0 ? T(0) : gain);
+                k.full[m * (N + 1) + n] = s * scale + (spread ? allowed_change<T>(spread, spread->mean(m, n), spread->sd(m, n), deviations) : T(0));
             }
-        }
         return k;
     }
     const rope_layout layout{d, rope ? rope->rotary_dim : 0, rope ? rope->pairing : rope_pairing::rotate_half};
     std::vector<T> theta;
     if (rope) theta = forward::rope_theta<T>(*rope);
     const auto q = project<T>(h.w_q, h.b_q, input.mean), key = project<T>(h.w_k, h.b_k, input.mean), key_bos = project<T>(h.w_k, h.b_k, row(0));
-    if constexpr (std::is_same_v<T, double>)
-        if (content) k.noise.assign(N + 1, std::sqrt(std::max(0.0, content_variance(q, *content, trace))) * scale);
     for (std::size_t delta = 0; delta <= N; ++delta) {
         const auto seen = query_at_offset(q, layout, theta, delta);
         T s(0), s_bos(0);
         for (std::size_t i = 0; i < d; ++i) s += seen[i] * key[i], s_bos += seen[i] * key_bos[i];
-        const T gain = content && deviations > 0 ? content_spread(content_variance(q, *content, trace) * scale * scale, deviations) : T(0);
-        k.by_offset.push_back(s * scale + gain);
-        k.bos.push_back(s_bos * scale);
+        // The key at offset delta of every query: offset 0 is the query's own token (a mean change too).
+        k.by_offset.push_back(s * scale + (spread ? allowed_change<T>(spread, delta == 0 ? spread->own_mean : 0.0, spread->offset_sd[delta], deviations) : T(0)));
+        k.bos.push_back(s_bos * scale + (spread ? allowed_change<T>(spread, 0.0, spread->bos_sd[delta], deviations) : T(0)));  // query m = delta
     }
     return k;
 }
@@ -336,12 +466,12 @@ std::vector<T> pair_norms(const std::vector<T>& v, const rope_layout& layout)
 }
 
 /// An upper bound on ||x_hat|| for every output x_hat of the norm: sqrt(D) max|g| (RMSNorm's
-/// x / rms(x) has norm at most sqrt(D)); LayerNorm adds ||beta||; Gemma's scales by 1 + g.
+/// x / rms(x) has norm at most sqrt(D)); LayerNorm adds ||beta||.
 inline interval norm_output_bound(const model::norm_weights& norm)
 {
     const std::size_t D = norm.weight.size();
     interval largest(0.0);
-    for (const double g : norm.weight) largest = detail::larger(largest, detail::magnitude(interval(g) + interval(norm.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0)));
+    for (const double g : norm.weight) largest = detail::larger(largest, detail::magnitude(interval(g)));
     interval bound = sqrt(interval(static_cast<double>(D))) * largest;
     if (!norm.bias.size()) return bound;
     interval beta(0.0);

@@ -9,6 +9,16 @@
 
 namespace qkov::scan {
 
+/// The widths a certificate let each score move by, in nats from the mean field's score: for a
+/// stationary kernel (RoPE, NoPE) per key offset delta = 0 .. N (offset 0: the query's own token),
+/// then the BOS key per query m = 0 .. N; for learned positions per (query m, key n), row-major,
+/// (N + 1)^2 entries. A certificate holds for every input whose scores stay within them.
+struct certificate_widths {
+    bool stationary = true;
+    std::size_t positions = 0;  ///< N
+    std::vector<double> lower, upper;
+};
+
 /// Everything the mean field says about one head.
 struct mean_field_evidence {
     std::vector<double> by_offset;  ///< p(delta), delta = 0 .. W
@@ -22,9 +32,11 @@ struct mean_field_evidence {
     std::optional<double> top_two_lower;   ///< certified lower bound of the two largest offsets' mass
     std::optional<double> bos_lower;
     std::optional<double> previous_lower;  ///< certified lower bound of `previous` where it reaches the threshold
-    double content_deviations = 0;         ///< the bounds hold for content within this many standard deviations
+    double content_deviations = 0;         ///< the widths are this many standard deviations of each score's content (0: none)
+    std::optional<certificate_widths> widths;  ///< the widths the certificates allowed (nullopt: no widening, or no certificate)
+    std::string inputs_sha256;  ///< of the proxy rows, mu_l and the widths the certificates read (proxy_dump.hpp)
     std::string positions;                 ///< "rope", "nope", "learned"
-    std::optional<double> content_spread;  ///< nats: the standard deviation content gives a key's score (mean over queries); nullopt without it
+    std::optional<double> content_spread;  ///< nats: the standard deviation content gives a key's score (mean over the window's keys); nullopt without it
 };
 
 } // namespace qkov::scan

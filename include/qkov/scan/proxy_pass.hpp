@@ -11,12 +11,14 @@
 // keeps which row its predecessor is, since what earlier heads copied from it is in the row.
 //
 // The pass needs every weight of the forward pass (forward/decoder_weights.hpp). A file without
-// them (an attention-only extract) still gets layer 0, whose input is the embedding itself; every
-// later layer is reported as having no proxy input, with the reason.
+// them (an attention-only extract) still gets layer 0, whose input is the embedding itself through
+// layer 0's norm, for the proxy sequence and for the tokens (scan_model.hpp): the same inputs the
+// full pass gives layer 0. Every later layer is reported as having no proxy input, with the reason.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -146,6 +148,9 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
     if (wpe) positions = std::min(positions, wpe->shape()[0] - 1);
     // The forward pass refuses sequences past the context the model declares; BOS takes one place.
     if (c.max_positions > 0) positions = std::min(positions, c.max_positions - 1);
+    // The kernels are over these N + 1 positions at every layer: a sliding window that would cut
+    // them makes the mean field's full causal softmax a different attention than the model's.
+    for (std::size_t l = 0; l < c.layers; ++l) c.require_full_attention(l, positions + 1, "the scan's proxy sequence");
     out.positions = positions;
     out.learned_positions = wpe.has_value();
     out.bos = c.bos_token_id;
@@ -186,18 +191,35 @@ struct effective_inputs {
     }
 };
 
+/// x_0 of a token sequence from a model's own embedding rows (+ its learned positions): what the
+/// forward pass's embed() gives, for a model whose pass cannot run (layer 0 reads only this).
+inline numeric::tensor2<double> model_embedding(const model::attention_model& m, const std::optional<matrix>& positions,
+                                                const std::vector<forward::token_id>& sequence)
+{
+    const std::size_t D = m.config().hidden_size, n = sequence.size();
+    if (positions && n > positions->shape()[0])
+        throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens, but the model has learned positions for " + std::to_string(positions->shape()[0]));
+    numeric::tensor2<double> x = numeric::tensor2<double>::from_shape({n, D});
+    for (std::size_t t = 0; t < n; ++t) {
+        const matrix row = *m.embedding_rows(sequence[t], 1);
+        for (std::size_t j = 0; j < D; ++j) x(t, j) = row(0, j) + (positions ? (*positions)(t, j) : 0.0);
+    }
+    return x;
+}
+
 /// Each token's normed input at every layer in a random context: the tokens asked, in a seeded
 /// random order (numeric::uniform_below's platform-independent draw), are read as [BOS] + chunks of
 /// `context` tokens, so each token follows a random predecessor as in text, and what earlier heads
-/// copy from the previous positions is in its residual. Row i is token tokens[i]. Needs the
-/// forward pass (the runs are embedded here, run by the caller).
-inline effective_inputs effective_embeddings(const forward::decoder<double>& pass, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
+/// copy from the previous positions is in its residual. Row i is token tokens[i]. `embed` gives a
+/// sequence's x_0 (the forward pass's, or model_embedding); the runs are run by the caller (the
+/// forward pass through every layer, or layer 0's norm alone).
+inline effective_inputs effective_embeddings(const std::function<numeric::tensor2<double>(const std::vector<forward::token_id>&)>& embed,
+                                             std::size_t layers, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
                                              std::size_t context, std::uint64_t seed = 0)
 {
-    const auto& c = pass.config();
     const std::size_t T = tokens.size(), lead = bos ? 1 : 0;
     effective_inputs result;
-    result.rows.resize(c.layers);
+    result.rows.resize(layers);
     result.position.resize(T);
     result.predecessor.assign(T, no_predecessor);
     std::vector<std::size_t> order(T);
@@ -216,9 +238,15 @@ inline effective_inputs effective_embeddings(const forward::decoder<double>& pas
             if (i > 0) result.predecessor[order[first + i]] = order[first + i - 1];
             result.reads.back().emplace_back(order[first + i], lead + i);
         }
-        result.runs.push_back(pass.embed(sequence));
+        result.runs.push_back(embed(sequence));
     }
     return result;
+}
+
+inline effective_inputs effective_embeddings(const forward::decoder<double>& pass, std::optional<std::size_t> bos, const std::vector<std::size_t>& tokens,
+                                             std::size_t context, std::uint64_t seed = 0)
+{
+    return effective_embeddings([&](const std::vector<forward::token_id>& s) { return pass.embed(s); }, pass.config().layers, bos, tokens, context, seed);
 }
 
 /// Each position's normed input at every layer on the user's token sequences, [BOS] first when the

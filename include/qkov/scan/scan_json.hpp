@@ -41,6 +41,13 @@ inline nlohmann::json undecided_json(const head_labels& l)
     return out;
 }
 
+inline nlohmann::json certified_parts_json(const head_labels& l)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : l.certified_parts) out.push_back({{"label", p.label}, {"part", p.part}, {"statement", p.statement}});
+    return out;
+}
+
 inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& m)
 {
     namespace k = scan_json_keys;
@@ -59,7 +66,8 @@ inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& 
             {"content_spread", optional_number(m->content_spread)},
             {"bos_lower_bound", optional_number(m->bos_lower)},
             {"previous_token_lower_bound", optional_number(m->previous_lower)},
-            {"certificates_hold_within_content_deviations", m->content_deviations}};
+            {"certificates_hold_within_content_deviations", m->content_deviations},
+            {"certificate_inputs_sha256", m->inputs_sha256}};
 }
 
 inline nlohmann::json token_copying_json(const std::optional<token_copying>& c)
@@ -138,6 +146,7 @@ inline nlohmann::json head_json(const head_metrics& h)
             {"svd_driver", driver},
             {k::labels, h.labels.labels},
             {k::certified, h.labels.certified},
+            {"certified_parts", certified_parts_json(h.labels)},
             {"undecided", undecided_json(h.labels)},
             {"seed_searches", h.labels.seed_searches},
             {k::mean_field, mean_field_json(h.mean_field)},

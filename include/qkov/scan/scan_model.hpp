@@ -29,6 +29,7 @@
 #include "qkov/scan/head_measurement.hpp"
 #include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/head_prediction.hpp"
+#include "qkov/scan/proxy_dump.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/scan_options.hpp"
 #include "qkov/scan/scan_progress.hpp"
@@ -64,19 +65,6 @@ inline void describe_head(const model::head_weights& h, const head_factors& f, c
     }
 }
 
-/// The covariance (D x D, divisor n) of the rows of x.
-inline matrix row_covariance(const matrix& x)
-{
-    const std::size_t n = x.shape()[0], D = x.shape()[1];
-    matrix centred = x;
-    const vector mean = xt::mean(x, {0});
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < D; ++j) centred(i, j) -= mean(j);
-    matrix c = multiply(centred, centred, true, false);
-    c /= static_cast<double>(std::max<std::size_t>(n, 1));
-    return c;
-}
-
 /// What every head's labels read of the model besides its own weights: each layer's proxy input
 /// and the per-token read-out (proxy_pass.hpp, token_copying.hpp). The proxy sequence, the token
 /// chunks and the calibration text go through the model together, one layer at a time, as the
@@ -87,28 +75,29 @@ struct model_evidence {
     proxy_inputs proxy;
     std::optional<token_readout> readout;
     std::string readout_missing;
-    std::vector<matrix> content_covariance;  ///< per layer, D x D: the covariance of the content rows (while the layer is held)
     std::optional<effective_inputs> calibration;  ///< the user's text, when given: the content rows instead of the read-out's
+    std::optional<effective_inputs> layer_zero;   ///< without the forward pass: the tokens' inputs at layer 0, which needs none of it
     std::optional<forward::layer_stepper<double>> stepper;  ///< the runs: [the proxy sequence, the token chunks, the calibration runs]
 
     /// Per layer, the rows mu_l and the content come from, and each row's position.
-    [[nodiscard]] const std::vector<matrix>* content_rows() const
+    [[nodiscard]] const effective_inputs* content() const
     {
-        return calibration ? &calibration->rows : readout ? &readout->effective.rows : nullptr;
+        return calibration ? &*calibration : readout ? &readout->effective : layer_zero ? &*layer_zero : nullptr;
     }
+    [[nodiscard]] const std::vector<matrix>* content_rows() const { return content() ? &content()->rows : nullptr; }
     [[nodiscard]] const std::vector<std::size_t>& content_positions() const
     {
         static const std::vector<std::size_t> none;
-        return calibration ? calibration->position : readout ? readout->effective.position : none;
+        return content() ? content()->position : none;
     }
     [[nodiscard]] const std::vector<std::size_t>& content_predecessors() const
     {
         static const std::vector<std::size_t> none;
-        return calibration ? calibration->predecessor : readout ? readout->effective.predecessor : none;
+        return content() ? content()->predecessor : none;
     }
 
     /// Runs the pass through layer l (and any before it not yet run): each layer's proxy input,
-    /// content rows, their covariance and mean mu_l (over the tokens in their context, not the
+    /// content rows and their mean mu_l (over the tokens in their context, not the
     /// norm of the mean embedding, which magnifies the mean direction by the norm's scaling).
     void advance_to(std::size_t l)
     {
@@ -121,18 +110,15 @@ struct model_evidence {
                 else if (run <= chunks) readout->effective.receive(at, run - 1, normed);
                 else calibration->receive(at, run - 1 - chunks, normed);
             });
-            const auto& rows = (*content_rows())[at];
-            content_covariance.at(at) = row_covariance(rows);
-            proxy.layers.at(at).mean = xt::mean(rows, {0});
+            proxy.layers.at(at).mean = xt::mean((*content_rows())[at], {0});
             if (at < l) release(at);
         }
         pass.decoder->release_streamed_layer();  // the layer's weights are not needed while its heads are scanned
     }
 
-    /// Lets go of layer l's content rows and covariance (its proxy input, N + 1 rows, stays).
+    /// Lets go of layer l's content rows (its proxy input, N + 1 rows, stays).
     void release(std::size_t l)
     {
-        if (l < content_covariance.size()) content_covariance[l] = matrix();
         if (readout && l < readout->effective.rows.size()) readout->effective.rows[l] = matrix();
         if (calibration && l < calibration->rows.size()) calibration->rows[l] = matrix();
     }
@@ -149,7 +135,6 @@ inline model_evidence read_model_evidence(const model::attention_model& m, const
     if (pass.decoder) {
         e.readout = read_token_readout(*pass.decoder, e.proxy.bos, t.copy_tokens, e.proxy.positions);
         if (!options.calibration.empty()) e.calibration = text_inputs(*pass.decoder, e.proxy.bos, options.calibration, t.copy_tokens);
-        e.content_covariance.resize(m.config().layers);
         std::vector<numeric::tensor2<double>> runs{numeric::tensor2<double>(e.proxy.sequence)};
         for (auto* inputs : {&e.readout->effective, e.calibration ? &*e.calibration : nullptr})
             if (inputs) std::move(inputs->runs.begin(), inputs->runs.end(), std::back_inserter(runs)), inputs->runs.clear();
@@ -164,6 +149,20 @@ inline model_evidence read_model_evidence(const model::attention_model& m, const
         throw std::invalid_argument("qkov: --calibrate needs the model's forward pass: " + pass.unavailable);
     } else {
         e.readout_missing = "no per-token copying without the forward pass: " + pass.unavailable;
+        if (!e.proxy.layers.empty()) {
+            // Layer 0 reads each token's embedding through its norm, which needs no earlier block: its
+            // content and mu_0 are the full pass's, so its prediction and certificates are too.
+            const auto positions = m.position_embedding();
+            auto inputs = effective_embeddings([&](const std::vector<forward::token_id>& s) { return model_embedding(m, positions, s); }, 1, e.proxy.bos,
+                                               copying_tokens(m.config().vocab_size, t.copy_tokens), e.proxy.positions);
+            const auto norm = m.layer(0).norm;
+            for (std::size_t r = 0; r < inputs.runs.size(); ++r) inputs.receive(0, r, numeric::tensor2<double>(through_norm(norm, matrix(inputs.runs[r]))));
+            inputs.runs.clear();
+            e.proxy.layers[0].mean = xt::mean(inputs.rows[0], {0});
+            e.proxy.description += "; mu_0 and the content from " + std::to_string(inputs.position.size()) + " tokens in a seeded random context (chunks of " +
+                                   std::to_string(e.proxy.positions) + " after BOS), through layer 0's norm";
+            e.layer_zero = std::move(inputs);
+        }
     }
     return e;
 }
@@ -176,19 +175,14 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
     const auto& t = options.thresholds;
     label_evidence e;
     if (const auto* input = evidence.proxy.at(h.layer)) {
-        std::optional<content_covariance> content;  // W_q Cov(x) W_q^T and W_k Cov(x) W_k^T
-        if (h.layer < evidence.content_covariance.size()) {
-            const matrix& x = evidence.content_covariance[h.layer];
-            content = content_covariance{multiply(multiply(h.w_q, x), h.w_q, false, true), multiply(multiply(h.w_k, x), h.w_k, false, true)};
-        }
         std::optional<token_contents> tokens;  // the tokens' own content, drawn into the prediction
         if (const auto* rows = evidence.content_rows(); rows && h.layer < rows->size())
             tokens = project_token_contents(h, (*rows)[h.layer], t.content_tokens,
                                             evidence.proxy.learned_positions ? evidence.content_positions() : std::vector<std::size_t>{},
                                             evidence.content_predecessors());
         m.mean_field = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
-                                     {options.certify, t.offset_mass, t.sink, t.content_deviations}, content ? &*content : nullptr,
-                                     tokens ? &*tokens : nullptr);
+                                     {options.certify, t.offset_mass, t.sink, t.content_deviations}, tokens ? &*tokens : nullptr);
+        m.mean_field->inputs_sha256 = certificate_inputs_sha256(input->normed, input->mean, m.mean_field->widths);
         e.mean_field = &*m.mean_field;
     } else {
         e.mean_field_missing = evidence.proxy.missing;
@@ -280,6 +274,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         for (const auto& f : failures)
             if (f) std::rethrow_exception(f);
         evidence.release(l);
+        if (const auto* input = evidence.proxy.at(l); input && options.keep_proxy_inputs) result.proxy_inputs.push_back({l, input->normed, input->mean});
         auto mine = composition_factors(lw.heads, factors, metrics);
         layer_timing timing{l, seconds_since(layer_start), 0.0, pass_seconds, copying_seconds, 0.0};
         const auto composition_start = clock::now();

@@ -30,6 +30,7 @@ struct scan_options {
     /// thresholds.copy_tokens positions read); empty: the vocabulary in a seeded random context.
     std::vector<std::vector<std::size_t>> calibration;
     std::string calibration_name;  ///< where the calibration came from, for the evidence
+    bool keep_proxy_inputs = false;  ///< keep each scanned layer's proxy input in the result (scan_result::proxy_inputs)
 };
 
 } // namespace qkov::scan

@@ -14,6 +14,14 @@
 
 namespace qkov::scan {
 
+/// One scanned layer's proxy input as the certificates read it (proxy_pass.hpp's proxy_layer): kept
+/// when the caller asks (scan_options::keep_proxy_inputs), for proxy_dump.hpp.
+struct proxy_record {
+    std::size_t layer = 0;
+    model::matrix normed;  ///< (N + 1) x D, row 0 the BOS position
+    model::vector mean;    ///< mu_l
+};
+
 struct scan_result {
     std::vector<head_metrics> heads;
     std::vector<composition_score> composition;
@@ -22,6 +30,7 @@ struct scan_result {
     label_thresholds thresholds;                      ///< as used (context resolved)
     std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
     std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)
+    std::vector<proxy_record> proxy_inputs;           ///< per scanned layer with a proxy input, when kept
 };
 
 } // namespace qkov::scan

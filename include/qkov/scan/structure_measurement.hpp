@@ -47,13 +47,10 @@ inline vector top_read_direction(const thin_qr& f)
     return u;
 }
 
-/// Whether the scan knows the angles of this RoPE scaling (forward/rope_schedule.hpp applies none,
-/// linear and llama3); for any other type the pairs are described with the unscaled schedule and
-/// no offset label is given.
-inline bool angles_modelled(const io::rope_config& rope)
-{
-    return !rope.scaling || rope.scaling->type == "linear" || rope.scaling->type == "llama3";
-}
+/// Whether the scan knows the angles of this RoPE scaling (forward/rope_schedule.hpp's); for any
+/// other type (which the config reader refuses) the pairs are described with the unscaled schedule
+/// and no offset label is given.
+inline bool angles_modelled(const io::rope_config& rope) { return forward::scaling_applied(rope); }
 
 /// The model's angles in double, or the unscaled schedule when its scaling is not modelled.
 inline std::vector<double> described_angles(io::rope_config rope)
@@ -180,7 +177,7 @@ inline offset_profile measure_offset_profile(const model::head_weights& h, const
     offset_certificate cert;
     cert.offset = p.best;
     cert.last = context;
-    if (rope.scaling && rope.scaling->type != "linear") {
+    if (!forward::angles_enclosed(rope)) {
         // No enclosure of these angles (llama3's blend, or a type not modelled): never 'holds'.
         cert.margin_lower = -INFINITY, cert.margin_upper = INFINITY, cert.undecided_offsets = context;
         p.certificate = cert;

@@ -87,8 +87,7 @@ inline token_readout read_token_readout(const forward::decoder<double>& pass, st
     token_readout r;
     r.vocabulary = V;
     r.centres = w.final_norm.kind == io::norm_kind::layer_norm;
-    const double plus = w.final_norm.kind == io::norm_kind::rms_norm_plus_one ? 1.0 : 0.0;
-    for (std::size_t j = 0; j < D; ++j) r.scale.push_back(plus + w.final_norm.weight[j]);
+    for (std::size_t j = 0; j < D; ++j) r.scale.push_back(w.final_norm.weight[j]);
     r.tokens = copying_tokens(V, token_limit);
     r.token_rows = xt::empty<double>({r.tokens.size(), D});
     std::size_t next = 0;  // the tokens are ascending: each block holds the next few
