@@ -58,6 +58,9 @@ template <class T>
 class layer_stepper;
 
 template <class T>
+class kv_cache;
+
+template <class T>
 class decoder {
 public:
     using scalar = T;
@@ -78,7 +81,13 @@ public:
     /// Logits (n x V) for every position of the sequence; visit sees every head's pattern.
     [[nodiscard]] tensor2<T> logits(std::span<const token_id> tokens, const pattern_visitor<T>& visit = {}) const
     {
-        const tensor2<T> normed = normalized(residual_stream(tokens, visit), w_.final_norm);
+        return unembed(residual_stream(tokens, visit));
+    }
+
+    /// Logits (rows x V) of residual rows after the last block: the final norm, then U.
+    [[nodiscard]] tensor2<T> unembed(const tensor2<T>& residual) const
+    {
+        const tensor2<T> normed = normalized(residual, w_.final_norm);
         if (!w_.source) return numeric::product(normed, w_.output_embedding(), numeric::transposed::yes);
         tensor2<T> out = tensor2<T>::from_shape({normed.shape()[0], vocabulary()});
         for_each_output_block([&](std::size_t first, const tensor2<T>& rows) {
@@ -177,23 +186,26 @@ public:
         return attention_block(normed, block_weights(l)->attention, w_.config, l, layer_rotation(rope, w_.config, l), visit);
     }
 
-    /// x_0 of a token sequence: the embedding rows (+ the learned positions 0 .. n - 1).
-    [[nodiscard]] tensor2<T> embed(std::span<const token_id> tokens) const
+    /// x_0 of a token sequence at positions first .. first + n - 1: the embedding rows (+ those
+    /// learned positions). first > 0 is one step of a cached pass (kv_cache.hpp).
+    [[nodiscard]] tensor2<T> embed(std::span<const token_id> tokens, std::size_t first = 0) const
     {
         const std::size_t n = tokens.size(), D = w_.config.hidden_size, V = vocabulary();
         if (n == 0) throw std::invalid_argument("qkov: the forward pass needs at least one token");
-        if (w_.positions.size() != 0 && n > w_.positions.shape()[0])
-            throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens, but the model has learned positions for " +
+        if (first > largest_sequence) throw std::invalid_argument("qkov: position " + std::to_string(first) + " is past every sequence the pass runs");
+        const std::size_t end = first + n;  // no overflow: first is bounded above, n is a span's size
+        if (w_.positions.size() != 0 && end > w_.positions.shape()[0])
+            throw std::invalid_argument("qkov: " + std::to_string(end) + " tokens, but the model has learned positions for " +
                                         std::to_string(w_.positions.shape()[0]));
         // A RoPE model declares its context without a table to bound it, and each head's pattern is
         // n x n: both are checked here, before the first n x D buffer, so a long sequence is an
         // error naming the bound, not a run past the model's context or an allocation of gigabytes.
-        if (w_.config.max_positions != 0 && n > w_.config.max_positions)
-            throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens, but the model's context is " + std::to_string(w_.config.max_positions) +
+        if (w_.config.max_positions != 0 && end > w_.config.max_positions)
+            throw std::invalid_argument("qkov: " + std::to_string(end) + " tokens, but the model's context is " + std::to_string(w_.config.max_positions) +
                                         " positions");
-        if (n > largest_sequence)
-            throw std::invalid_argument("qkov: " + std::to_string(n) + " tokens make each head's attention pattern " + std::to_string(n) + " x " +
-                                        std::to_string(n) + "; the forward pass takes at most " + std::to_string(largest_sequence) +
+        if (end > largest_sequence)
+            throw std::invalid_argument("qkov: " + std::to_string(end) + " tokens make each head's attention pattern " + std::to_string(end) + " x " +
+                                        std::to_string(end) + "; the forward pass takes at most " + std::to_string(largest_sequence) +
                                         " tokens (a pattern of 1 GiB in " + (sizeof(T) == 4 ? "float32" : "float64") + ")");
         tensor2<T> x = tensor2<T>::from_shape({n, D});
         for (std::size_t t = 0; t < n; ++t) {
@@ -207,7 +219,7 @@ public:
                 std::copy_n(w_.embedding.data() + tokens[t] * D, D, x.data() + t * D);
             }
             if (w_.positions.size() != 0)
-                for (std::size_t j = 0; j < D; ++j) x(t, j) += w_.positions(t, j);
+                for (std::size_t j = 0; j < D; ++j) x(t, j) += w_.positions(first + t, j);
         }
         return x;
     }
@@ -327,6 +339,7 @@ private:
     };
 
     friend class layer_stepper<T>;
+    friend class kv_cache<T>;
 
     decoder_weights<T> w_;
     std::shared_ptr<streamed_layer> streamed_ = std::make_shared<streamed_layer>();  // shared by copies: they read the same file

@@ -19,7 +19,9 @@
 //   attention to BOS             mean A[i, 0] over queries 1 <= i < the first repeated token (row 0 has
 //                                nothing else to attend to; from the first repeat on, an induction head
 //                                finds its target and leaves BOS, so its rest on BOS is measured on the
-//                                part of the text that is random: the first copy of r)
+//                                part of the text that is random: the first copy of r); on text, which
+//                                repeats tokens from its first words, over every query 1 <= i < n
+//                                (bos_queries::all)
 //   attention by offset k        mean A[i, i - k] over queries i >= largest_offset, k = 0 .. largest_offset,
 //                                so every query has a key at every offset and the means are comparable
 // and, from the head's values, whether it copies: at each query i whose most-attended key j is not
@@ -43,6 +45,12 @@
 
 namespace qkov::forward {
 
+/// The queries whose attention to BOS is averaged.
+enum class bos_queries {
+    before_first_repeat,  ///< 1 <= i < the first repeated token: the random part of [BOS] + r + r
+    all                   ///< 1 <= i < n: text, whose first repeat comes a few words in
+};
+
 namespace detail {
 /// Every (i, j) with j < i and t_j = t_i, in order of i: what the duplicate and induction
 /// patterns select. The same for every head of a run, so score_heads finds them once, not per head.
@@ -65,7 +73,8 @@ inline void require_square(std::size_t rows, std::size_t columns, std::size_t n)
 
 /// The scores of one n x n pattern given the sequence's earlier copies.
 template <class T>
-head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std::size_t, std::size_t>>& copies)
+head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std::size_t, std::size_t>>& copies,
+                      bos_queries bos = bos_queries::before_first_repeat)
 {
     const std::size_t n = pattern.shape()[0];
     const T* a = pattern.data();
@@ -73,12 +82,13 @@ head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std
     double total = 0;
     for (std::size_t k = 0; k < n * n; ++k) total += double(a[k]);
     if (total == 0) return s;
-    std::size_t first_repeat = n;
-    for (const auto& copy : copies) first_repeat = std::min(first_repeat, copy.first);
+    std::size_t bos_end = n;  // the queries 1 .. bos_end - 1 whose attention to BOS is averaged
+    if (bos == bos_queries::before_first_repeat)
+        for (const auto& copy : copies) bos_end = std::min(bos_end, copy.first);
     for (std::size_t i = 1; i < n; ++i) s.previous_token += double(a[i * n + i - 1]);
-    for (std::size_t i = 1; i < first_repeat; ++i) s.bos += double(a[i * n]);
+    for (std::size_t i = 1; i < bos_end; ++i) s.bos += double(a[i * n]);
     s.previous_token /= total;
-    if (first_repeat > 1) s.bos /= double(first_repeat - 1);
+    if (bos_end > 1) s.bos /= double(bos_end - 1);
     for (std::size_t i = largest_offset; i < n; ++i)
         for (std::size_t k = 0; k <= largest_offset; ++k) s.by_offset[k] += double(a[i * n + i - k]);
     if (n > largest_offset)
@@ -123,21 +133,22 @@ copy_counts count_copying(const tensor2<T>& pattern, const tensor2<T>& values, c
 
 /// The scores of one pattern (n x n, row = query) over the tokens it was computed on.
 template <class T>
-head_scores detect(const tensor2<T>& pattern, std::span<const token_id> tokens)
+head_scores detect(const tensor2<T>& pattern, std::span<const token_id> tokens, bos_queries bos = bos_queries::before_first_repeat)
 {
     detail::require_square(pattern.shape()[0], pattern.shape()[1], tokens.size());
-    return detail::scores_of(pattern, detail::earlier_copies(tokens));
+    return detail::scores_of(pattern, detail::earlier_copies(tokens), bos);
 }
 
 /// A visitor for decoder::logits that scores every (layer, head) on the sequence it runs:
 /// scores[layer][head] after the pass. The sequence's earlier copies are found here, once.
 template <class T>
-pattern_visitor<T> score_heads(std::vector<std::vector<head_scores>>& scores, std::span<const token_id> tokens, std::size_t layers, std::size_t heads)
+pattern_visitor<T> score_heads(std::vector<std::vector<head_scores>>& scores, std::span<const token_id> tokens, std::size_t layers, std::size_t heads,
+                               bos_queries bos = bos_queries::before_first_repeat)
 {
     scores.assign(layers, std::vector<head_scores>(heads));
-    return [&scores, n = tokens.size(), copies = detail::earlier_copies(tokens)](std::size_t l, std::size_t h, const tensor2<T>& p) {
+    return [&scores, n = tokens.size(), copies = detail::earlier_copies(tokens), bos](std::size_t l, std::size_t h, const tensor2<T>& p) {
         detail::require_square(p.shape()[0], p.shape()[1], n);
-        scores.at(l).at(h) = detail::scores_of(p, copies);
+        scores.at(l).at(h) = detail::scores_of(p, copies, bos);
     };
 }
 
@@ -145,9 +156,9 @@ pattern_visitor<T> score_heads(std::vector<std::vector<head_scores>>& scores, st
 /// V x d map into logits (decoder::head_unembedding), found once for all samples.
 template <class T>
 value_visitor<T> score_and_copy_heads(std::vector<std::vector<head_scores>>& scores, std::span<const token_id> tokens,
-                                      const std::vector<std::vector<tensor2<T>>>& head_unembeddings)
+                                      const std::vector<std::vector<tensor2<T>>>& head_unembeddings, bos_queries bos = bos_queries::before_first_repeat)
 {
-    const auto score = score_heads<T>(scores, tokens, head_unembeddings.size(), head_unembeddings.empty() ? 0 : head_unembeddings[0].size());
+    const auto score = score_heads<T>(scores, tokens, head_unembeddings.size(), head_unembeddings.empty() ? 0 : head_unembeddings[0].size(), bos);
     return [&scores, &head_unembeddings, tokens, score](std::size_t l, std::size_t h, const tensor2<T>& p, const tensor2<T>& values) {
         score(l, h, p);
         scores[l][h].copying = detail::count_copying(p, values, head_unembeddings.at(l).at(h), tokens);
