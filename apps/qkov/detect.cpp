@@ -13,10 +13,13 @@
 
 #include "qkov/detect/detection_figures.hpp"
 #include "qkov/detect/detection_json.hpp"
+#include "qkov/detect/input_pairing.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/example_patterns.hpp"
+#include "qkov/detect/text_detection.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/report/joined_text.hpp"
@@ -77,6 +80,36 @@ report::table heads_table(const detect::detection_result& r)
     return t;
 }
 
+/// The random tokens' and the text's value of a score, "random / text".
+std::string beside_cell(double random, double text) { return report::format("%.3f / %.3f", random, text); }
+
+std::string copy_share(const detect::head_behaviour& h) { return h.copying && h.copying->queries > 0 ? report::format("%.2f", h.copying->top1_share()) : "-"; }
+
+/// Every head on random tokens beside the same head on text: the scores the two share, each cell
+/// "on random tokens / on text", and the behaviours each shows.
+report::table beside_table(const detect::detection_result& random, const detect::detection_result& text)
+{
+    using report::column_alignment;
+    report::table t({"head", "previous_token", "duplicate_token", "induction", "BOS", "top offset", "copy share", "shows on random tokens", "shows on text"},
+                    {column_alignment::left, column_alignment::right, column_alignment::right, column_alignment::right, column_alignment::right,
+                     column_alignment::right, column_alignment::right, column_alignment::left, column_alignment::left});
+    for (const auto& h : text.per_head) {
+        const auto* r = random.find(h.layer, h.head);
+        if (r == nullptr) continue;
+        t.add_row({head_name(h.layer, h.head), beside_cell(r->previous_token.mean, h.previous_token.mean), beside_cell(r->duplicate_token.mean, h.duplicate_token.mean),
+                   beside_cell(r->induction.mean, h.induction.mean), beside_cell(r->bos.mean, h.bos.mean), strongest_offset(*r) + " / " + strongest_offset(h),
+                   copy_share(*r) + " / " + copy_share(h), shows_cell(*r), shows_cell(h)});
+    }
+    return t;
+}
+
+/// The line above the beside table: what each cell holds.
+std::string beside_heading(const detect::detection_result& random, const detect::detection_result& text)
+{
+    return "every head on random tokens / on " + text.input + " (means over " + std::to_string(random.samples) + " and " + std::to_string(text.samples) +
+           " sequences; " + text.input + ": " + std::to_string(text.sequences.empty() ? 0 : text.sequences.front().size()) + " tokens in the first):";
+}
+
 report::table rules_table(const detect::detection_result& r)
 {
     report::table t({"behaviour", "measure", "threshold", "why"}, std::vector(4, report::column_alignment::left));
@@ -134,9 +167,23 @@ std::string counts_line(const detect::comparison& c)
            " not tested; " + std::to_string(t.missed) + " behaviours whose label the head lacks (missed)";
 }
 
+/// Which heads show each behaviour, one line per rule.
+std::string shown_lines(const detect::detection_result& r)
+{
+    std::string out;
+    for (const auto& rule : r.rules) {
+        std::vector<std::string> heads;
+        for (const auto& h : r.per_head)
+            if (h.shows(rule.name)) heads.push_back(head_name(h.layer, h.head));
+        out += rule.name + " (>= " + report::format("%.3f", rule.threshold) + "): " + joined(heads, "no head") + "\n";
+    }
+    return out;
+}
+
 std::string markdown_report(const std::string& path, const nlohmann::json& summary, const detect::detection_result& r,
-                            const std::vector<detect::detection_figure>& figures, const std::string& figure_dir, const std::string& scan_file,
-                            const std::vector<detect::weight_labels>& scanned, const std::optional<detect::comparison>& c)
+                            const std::optional<detect::detection_result>& text, const std::vector<detect::detection_figure>& figures,
+                            const std::string& figure_dir, const std::string& scan_file, const std::vector<detect::weight_labels>& scanned,
+                            const std::optional<detect::comparison>& c, const detect::detection_result& judged)
 {
     std::ostringstream s;
     s << "# Head detection: " << path << "\n\n";
@@ -150,15 +197,25 @@ std::string markdown_report(const std::string& path, const nlohmann::json& summa
     std::size_t showing = 0;
     for (const auto& h : r.per_head) showing += h.behaviours.empty() ? 0 : 1;
     s << showing << " of " << r.per_head.size() << " heads show at least one behaviour.\n\n";
-    for (const auto& f : figures) s << "![" << f.caption << "](" << (figure_dir.empty() ? f.file : figure_dir + "/" + f.file) << ")\n\n";
+    const auto link = [&](const detect::detection_figure& f) { return "![" + f.caption + "](" + (figure_dir.empty() ? f.file : figure_dir + "/" + f.file) + ")\n\n"; };
+    for (const auto& f : figures)
+        if (!text || !f.file.starts_with("text_")) s << link(f);
     s << "## Every head\n\n" << heads_table(r).markdown() << "\n";
+    if (text) {
+        s << "## On " << text->input << "\n\nThe same heads on " << text->samples << " sequences of " << text->input
+          << " (every sequence's token ids are in the JSON). The repeat templates' attainable scores are the text's: the share of queries "
+          << "whose token occurred earlier (docs/DETECT.md). " << beside_heading(r, *text) << "\n\n"
+          << rules_table(*text).markdown() << "\n" << beside_table(r, *text).markdown() << "\n";
+        for (const auto& f : figures)
+            if (f.file.starts_with("text_")) s << link(f);
+    }
     if (c) {
         s << "## Weights against behaviour\n\nWeight labels from `" << scan_file
-          << "` (hypotheses from `qkov scan`, docs/SCAN-LABELS.md) beside the behaviours measured here. " << counts_line(*c)
-          << ". Disagreements are findings about the model or the labels, not failures.\n\n";
+          << "` (hypotheses from `qkov scan`, docs/SCAN-LABELS.md) beside the behaviours measured here on " << judged.input
+          << ", the input the scan's labels predict. " << counts_line(*c) << ". Disagreements are findings about the model or the labels, not failures.\n\n";
         if (const auto bad = certified_contradictions(*c); !bad.empty())
             s << "**Certified labels that behaviour contradicts: " << report::joined(bad) << ".**\n\n";
-        s << counts_table(*c).markdown() << "\n" << side_by_side_table(scanned, r, *c).markdown() << "\n";
+        s << counts_table(*c).markdown() << "\n" << side_by_side_table(scanned, judged, *c).markdown() << "\n";
     }
     return s.str();
 }
@@ -171,38 +228,62 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     detect::detection_options options;
     options.length = o.length, options.samples = o.samples, options.seed = o.seed, options.bos = o.bos;
     const auto& c = model.config();
-    if (pass.weights().positions.size() != 0 && 2 * o.length + 1 > pass.weights().positions.shape()[0])
+    const std::size_t positions = pass.weights().positions.size() == 0 ? 0 : pass.weights().positions.shape()[0];
+    if (positions != 0 && 2 * o.length + 1 > positions)
         throw std::invalid_argument("qkov: --length " + std::to_string(o.length) + " makes sequences of " + std::to_string(2 * o.length + 1) +
-                                    " tokens, but the model has learned positions for " + std::to_string(pass.weights().positions.shape()[0]));
-    // The scan is read and checked against the model before the forward passes, so a wrong file costs nothing.
+                                    " tokens, but the model has learned positions for " + std::to_string(positions));
+    // The text, read or checked before any forward pass, as the scan is.
+    detect::text_request text;
+    namespace inputs = scan::scan_json_keys;
+    if (o.text == "self") {
+        text.input = inputs::input_own_text;
+        text.length = o.text_length.value_or(text.length);
+        forward::check_own_text_length(pass, text.length, "--text-length");
+    } else if (!o.text.empty()) {
+        if (o.text_length) throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self, not a file");
+        text.input = inputs::input_file + o.text;
+        text.ids = io::read_token_id_text(o.text, {.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true)});
+    } else if (o.text_length) {
+        throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self");
+    }
+    // The scan is read and checked against the model, and its input against the detection's,
+    // before the forward passes, so a wrong file costs nothing.
     std::optional<detect::scan_labels> scan;
+    detect::input_pairing pairing;
     if (!o.scan.empty()) {
         scan = detect::read_scan_labels(o.scan);
         detect::require_scan_of(*scan, detect::geometry_of(c));
+        pairing = detect::pair_scan_with_detection(detect::read_scan_input(o.scan), text.input, "--scan " + o.scan);
+        if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
     }
+    std::string running = "random tokens";
     options.on_sample = [&](std::size_t done, std::size_t total) {
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
-        std::cerr << "qkov detect: sample " << done << " of " << total << " (" << report::format("%.1f", t.count()) << " s)\n";
+        std::cerr << "qkov detect: " << running << ": sample " << done << " of " << total << " (" << report::format("%.1f", t.count()) << " s)\n";
     };
     std::cerr << "qkov detect: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, " << o.samples << " samples of " << 2 * o.length + 1
               << " tokens, " << o.dtype << "\n";
     const auto r = detect::detect_heads(pass, options);
     if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
+    std::optional<detect::detection_result> on_text;
+    if (!text.input.empty()) {
+        running = text.input;
+        if (text.input == inputs::input_own_text)
+            std::cerr << "qkov detect: the model writing " << o.samples << " sequences of " << text.length << " tokens from BOS (temperature 1, seed " << o.seed
+                      << ")\n";
+        on_text = detect::detect_text(pass, text, options);
+    }
+    const detect::detection_result& judged = pairing.on == detect::judged_on::text ? *on_text : r;
 
     const std::vector<detect::weight_labels> scanned = scan ? scan->heads : std::vector<detect::weight_labels>{};
     std::optional<detect::comparison> comparison;
-    if (scan) comparison = detect::compare_weights_with_behaviour(scanned, r);
+    if (scan) comparison = detect::compare_weights_with_behaviour(scanned, judged);
 
-    std::cout << heads_table(r).aligned();
-    for (const auto& rule : r.rules) {
-        std::vector<std::string> heads;
-        for (const auto& h : r.per_head)
-            if (h.shows(rule.name)) heads.push_back(head_name(h.layer, h.head));
-        std::cout << rule.name << " (>= " << report::format("%.3f", rule.threshold) << "): " << joined(heads, "no head") << "\n";
-    }
+    std::cout << heads_table(r).aligned() << shown_lines(r);
+    if (on_text) std::cout << beside_heading(r, *on_text) << "\n" << beside_table(r, *on_text).aligned() << "on " << on_text->input << ":\n" << shown_lines(*on_text);
     if (comparison) {
-        std::cout << "weights against behaviour (" << o.scan << "):\n"
-                  << side_by_side_table(scanned, r, *comparison).aligned() << counts_table(*comparison).aligned() << counts_line(*comparison) << "\n";
+        std::cout << "weights against behaviour on " << judged.input << " (" << o.scan << "):\n"
+                  << side_by_side_table(scanned, judged, *comparison).aligned() << counts_table(*comparison).aligned() << counts_line(*comparison) << "\n";
         if (const auto bad = certified_contradictions(*comparison); !bad.empty()) {
             const std::string loud = "qkov detect: CERTIFIED LABELS CONTRADICTED BY BEHAVIOUR: " + report::joined(bad) + "\n";
             std::cout << loud;
@@ -214,19 +295,24 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     std::vector<detect::detection_figure> figures;
     if (!o.figures.empty()) {
         figures = detect::write_detection_figures(r, detect::example_patterns(pass, r), o.figures);
+        if (on_text) {
+            for (auto& f : detect::write_detection_figures(*on_text, detect::example_patterns(pass, *on_text), o.figures, "text_")) figures.push_back(std::move(f));
+            for (auto& f : detect::write_text_beside_random_figures(r, *on_text, o.figures)) figures.push_back(std::move(f));
+        }
         if (scan) {
             std::vector<std::string> unpredicted;
-            for (auto& f : detect::write_prediction_figures(r, scanned, o.figures, unpredicted)) figures.push_back(std::move(f));
+            for (auto& f : detect::write_prediction_figures(judged, scanned, o.figures, unpredicted, &judged == &r ? "" : "text_")) figures.push_back(std::move(f));
             if (!unpredicted.empty())
                 std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
         }
         std::cout << figures.size() << " figures in " << o.figures << "\n";
     }
     if (!o.markdown.empty())
-        report::write_report_file(o.markdown, markdown_report(o.path, summary, r, figures, o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown),
-                                                              o.scan, scanned, comparison));
+        report::write_report_file(o.markdown, markdown_report(o.path, summary, r, on_text, figures,
+                                                              o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown), o.scan, scanned, comparison,
+                                                              judged));
     if (!o.json.empty()) {
-        detect::detection_document d{summary, o.dtype, r, comparison, o.scan};
+        detect::detection_document d{summary, o.dtype, r, comparison, o.scan, on_text, judged.input};
         d.model["path"] = o.path;
         report::write_report_file(o.json, detect::detection_text(d));
     }
@@ -259,7 +345,14 @@ subcommand add_detect(CLI::App& app)
     command->add_option("--bos", o->bos, "The token every sequence starts with (default: the model's bos_token_id)")
         ->check(integer_in(0, std::numeric_limits<std::uint32_t>::max()));
     command->add_option("--dtype", o->dtype, "The forward pass's arithmetic (default float32)")->check(CLI::IsMember({"float32", "float64"}));
-    command->add_option("--scan", o->scan, "The JSON of qkov scan --json for the same model: compare its weight labels with the behaviour measured here");
+    command->add_option("--scan", o->scan,
+                        "The JSON of qkov scan --json for the same model: compare its weight labels with the behaviour measured here, on the input "
+                        "the scan predicts (random tokens, or with --text the text: a scan made with --calibrate self against --text self)");
+    command->add_option("--text", o->text,
+                        "Also measure every head on text, beside the random tokens: 'self' (the model's own text: --samples sequences it writes from "
+                        "BOS at temperature 1, seeded with --seed) or a file of token ids, one sequence per line (as qkov scan --calibrate reads)");
+    command->add_option("--text-length", o->text_length, "Tokens the model writes after BOS per sequence with --text self (default 100)")
+        ->check(integer_in(static_cast<std::int64_t>(forward::shortest_own_text), static_cast<std::int64_t>(forward::longest_own_text)));
     add_threads_option(command, o->threads);
     return {command, [o] { return detect(*o); }};
 }

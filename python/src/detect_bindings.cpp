@@ -31,7 +31,7 @@ struct detection_handle {
 
     [[nodiscard]] detect::detection_document document() const
     {
-        detect::detection_document d{summary, dtype, result, compared, scan_file};
+        detect::detection_document d{summary, dtype, result, compared, scan_file, {}, scan::scan_json_keys::input_random_tokens};
         d.model["path"] = model->path();
         return d;
     }

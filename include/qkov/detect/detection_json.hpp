@@ -10,9 +10,13 @@
 //               spreads, bos, attention_by_offset, repeat_attention_by_shift (mean and spread each),
 //               copying (queries and shares, or null), and the behaviours it shows
 //   comparison  null without a scan; else the label rules, the confusion counts per label and in
-//               total, and every verdict
+//               total, every verdict, and the input the labels were judged on (input_pairing.hpp)
+//   text        null unless the detection also measured text (--text): what the text is, every
+//               sequence's token ids (so anyone can recompute the scores), the attainable scores,
+//               thresholds and rules on it, and every head's scores there, as in "heads"
 // Reading gives back what writing took (tests/detect_tests.cpp round-trips a document); the rules
-// are not read but rebuilt from the length and fraction, as the detection built them.
+// are not read but rebuilt from the length and fraction (on text, from its sequences), as the
+// detection built them.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/detect/detection_result.hpp"
+#include "qkov/detect/text_behaviour.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
 
 namespace qkov::detect {
@@ -51,7 +56,9 @@ inline constexpr const char *scan = "scan", *rules = "rules", *label = "label", 
                             *absence_contradicts = "absence_contradicts", *heads_compared = "heads_compared", *per_label = "per_label",
                             *total = "total", *confirmed = "confirmed", *contradicted = "contradicted", *missed = "missed",
                             *not_tested = "not_tested", *certified_contradicted = "certified_contradicted", *verdicts = "verdicts",
-                            *verdict = "verdict", *certified = "certified";
+                            *verdict = "verdict", *certified = "certified", *input = "input";
+// text
+inline constexpr const char *text = "text", *tokens = "tokens";
 } // namespace keys
 
 /// What the document holds besides the model's summary.
@@ -61,6 +68,8 @@ struct detection_document {
     detection_result result;
     std::optional<comparison> compared;
     std::string scan_file;  ///< empty without a comparison
+    std::optional<detection_result> text;  ///< the same heads on text, when asked for (--text)
+    std::string compared_on = scan::scan_json_keys::input_random_tokens;  ///< the input whose behaviour judged the labels
 };
 
 namespace detail {
@@ -137,21 +146,17 @@ inline head_behaviour head_from(const nlohmann::json& j)
 
 } // namespace detail
 
-/// The "detection" object: how the sequences were made and scored, and every behaviour's rule.
-inline nlohmann::json detection_settings_json(const detection_result& r, const std::string& dtype)
+namespace detail {
+/// What the random tokens' and a text's settings share: how the heads were scored and judged.
+inline nlohmann::json scoring_json(const detection_result& r)
 {
     nlohmann::json attainable, thresholds, rules = nlohmann::json::array();
     for (std::size_t k = 0; k < 3; ++k) attainable[behaviour_names[k]] = r.attainable[k], thresholds[behaviour_names[k]] = r.threshold(k);
     for (const auto& rule : r.rules)
         rules.push_back({{keys::name, rule.name}, {keys::measure, rule.measure}, {keys::threshold, rule.threshold}, {keys::reason, rule.reason}});
-    return {{keys::sequence, "[BOS] + r + r, r = length distinct token ids drawn without BOS (std::mt19937_64 seeded with seed)"},
-            {keys::length, r.length},
-            {keys::tokens_per_sequence, 2 * r.length + 1},
-            {keys::samples, r.samples},
+    return {{keys::samples, r.samples},
             {keys::seed, r.seed},
             {keys::bos, r.bos},
-            {keys::vocabulary, r.vocabulary},
-            {keys::dtype, dtype},
             {keys::measure, "TransformerLens' mul: sum(pattern .* template) / sum(pattern), the attention mass on the template averaged over all queries"},
             {keys::spread, "sample standard deviation over the samples (0 for one sample)"},
             {keys::decision, "a head shows a behaviour when the 95 % interval of its mean (mean +- t(samples - 1) spread / sqrt(samples), Student's t) "
@@ -160,14 +165,58 @@ inline nlohmann::json detection_settings_json(const detection_result& r, const s
             {keys::attainable, attainable},
             {keys::behaviour_fraction, r.behaviour_fraction},
             {keys::thresholds, thresholds},
-            {keys::largest_offset, forward::largest_offset},
-            {keys::repeat_shifts, forward::repeat_shifts},
-            {keys::copy_bottom_ranks, forward::copy_bottom_ranks},
             {keys::copying_not_measured, r.copying_not_measured.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.copying_not_measured)},
             {keys::behaviours, rules}};
 }
 
-inline nlohmann::json comparison_json(const std::string& scan_file, const comparison& c)
+/// What scoring_json wrote back into r (the rules are rebuilt by the caller).
+inline void read_scoring(const nlohmann::json& s, detection_result& r)
+{
+    r.samples = s.at(keys::samples).get<std::size_t>(), r.seed = s.at(keys::seed).get<std::uint64_t>(), r.bos = s.at(keys::bos).get<token_id>();
+    r.behaviour_fraction = s.at(keys::behaviour_fraction).get<double>();
+    for (std::size_t k = 0; k < 3; ++k) r.attainable[k] = s.at(keys::attainable).at(behaviour_names[k]).get<double>();
+    if (const auto& why = s.at(keys::copying_not_measured); !why.is_null()) r.copying_not_measured = why.get<std::string>();
+}
+
+/// Every head's object, in order.
+inline nlohmann::json heads_json(const detection_result& r)
+{
+    nlohmann::json heads = nlohmann::json::array();
+    for (const auto& h : r.per_head) heads.push_back(head_json(h));
+    return heads;
+}
+} // namespace detail
+
+/// The "detection" object: how the sequences were made and scored, and every behaviour's rule.
+inline nlohmann::json detection_settings_json(const detection_result& r, const std::string& dtype)
+{
+    nlohmann::json j = detail::scoring_json(r);
+    j.update({{keys::sequence, "[BOS] + r + r, r = length distinct token ids drawn without BOS (std::mt19937_64 seeded with seed)"},
+              {keys::length, r.length},
+              {keys::tokens_per_sequence, 2 * r.length + 1},
+              {keys::vocabulary, r.vocabulary},
+              {keys::dtype, dtype},
+              {keys::largest_offset, forward::largest_offset},
+              {keys::repeat_shifts, forward::repeat_shifts},
+              {keys::copy_bottom_ranks, forward::copy_bottom_ranks}});
+    return j;
+}
+
+/// The "text" object: the same heads on text, with every sequence's token ids.
+inline nlohmann::json text_json(const detection_result& r)
+{
+    const bool own = r.input == scan::scan_json_keys::input_own_text;
+    nlohmann::json j = detail::scoring_json(r);
+    j.update({{keys::input, r.input},
+              {keys::sequence, own ? "the model's own text: [BOS] + tokens drawn one at a time from the softmax of its logits (temperature 1), "
+                                     "sequence k with its own std::mt19937_64 seeded through std::seed_seq from seed and k"
+                                   : "the given token ids, BOS put first where a sequence lacks it"},
+              {keys::tokens, r.sequences},
+              {keys::heads, detail::heads_json(r)}});
+    return j;
+}
+
+inline nlohmann::json comparison_json(const std::string& scan_file, const comparison& c, const std::string& input = scan::scan_json_keys::input_random_tokens)
 {
     nlohmann::json rules = nlohmann::json::array(), per_label = nlohmann::json::array(), verdicts = nlohmann::json::array();
     for (const auto& r : label_rules())
@@ -186,19 +235,18 @@ inline nlohmann::json comparison_json(const std::string& scan_file, const compar
                             {keys::reason, v.reason}});
     return {{keys::scan, scan_file},         {keys::rules, rules},
             {keys::heads_compared, c.heads_compared}, {keys::per_label, per_label},
-            {keys::total, detail::counts_json(c.total())}, {keys::verdicts, verdicts}};
+            {keys::total, detail::counts_json(c.total())}, {keys::verdicts, verdicts}, {keys::input, input}};
 }
 
 /// The whole document. `model` is the model's summary (qkov inspect's), written as given.
 inline nlohmann::json detection_json(const detection_document& d)
 {
-    nlohmann::json heads = nlohmann::json::array();
-    for (const auto& h : d.result.per_head) heads.push_back(detail::head_json(h));
     return {{keys::schema, detection_schema},
             {keys::model, d.model},
             {keys::detection, detection_settings_json(d.result, d.dtype)},
-            {keys::heads, heads},
-            {keys::comparison, d.compared ? comparison_json(d.scan_file, *d.compared) : nlohmann::json(nullptr)}};
+            {keys::heads, detail::heads_json(d.result)},
+            {keys::comparison, d.compared ? comparison_json(d.scan_file, *d.compared, d.compared_on) : nlohmann::json(nullptr)},
+            {keys::text, d.text ? text_json(*d.text) : nlohmann::json(nullptr)}};
 }
 
 /// The document as a file holds it (one space of indent, a final newline): `qkov detect --json`
@@ -216,16 +264,26 @@ inline detection_document read_detection_json(const nlohmann::json& j)
         const auto& s = j.at(keys::detection);
         d.dtype = s.at(keys::dtype).get<std::string>();
         auto& r = d.result;
-        r.length = s.at(keys::length).get<std::size_t>(), r.samples = s.at(keys::samples).get<std::size_t>(), r.seed = s.at(keys::seed).get<std::uint64_t>();
-        r.bos = s.at(keys::bos).get<token_id>(), r.vocabulary = s.at(keys::vocabulary).get<std::size_t>();
-        r.behaviour_fraction = s.at(keys::behaviour_fraction).get<double>();
-        for (std::size_t k = 0; k < 3; ++k) r.attainable[k] = s.at(keys::attainable).at(behaviour_names[k]).get<double>();
+        detail::read_scoring(s, r);
+        r.length = s.at(keys::length).get<std::size_t>(), r.vocabulary = s.at(keys::vocabulary).get<std::size_t>();
         r.rules = behaviour_rules(r.length, r.behaviour_fraction);
-        if (const auto& why = s.at(keys::copying_not_measured); !why.is_null()) r.copying_not_measured = why.get<std::string>();
         r.layers = d.model.at("layers").get<std::size_t>(), r.heads = d.model.at("heads").get<std::size_t>();
         for (const auto& h : j.at(keys::heads)) r.per_head.push_back(detail::head_from(h));
+        // A document from before the text was measured has no "text": read as none.
+        if (const auto t = j.find(keys::text); t != j.end() && !t->is_null()) {
+            detection_result text;
+            detail::read_scoring(*t, text);
+            text.input = t->at(keys::input).get<std::string>();
+            text.layers = r.layers, text.heads = r.heads, text.vocabulary = r.vocabulary;
+            text.sequences = t->at(keys::tokens).get<std::vector<std::vector<token_id>>>();
+            text.rules = text_behaviour_rules(attainable_on(text.sequences), text.behaviour_fraction);
+            text.first_sequence = text.sequences.front();
+            for (const auto& h : t->at(keys::heads)) text.per_head.push_back(detail::head_from(h));
+            d.text = std::move(text);
+        }
         if (const auto& c = j.at(keys::comparison); !c.is_null()) {
             comparison out;
+            d.compared_on = c.value(keys::input, std::string(scan::scan_json_keys::input_random_tokens));
             d.scan_file = c.at(keys::scan).get<std::string>();
             out.heads_compared = c.at(keys::heads_compared).get<std::size_t>();
             for (const auto& x : c.at(keys::per_label)) out.per_label.push_back(detail::counts_from(x));

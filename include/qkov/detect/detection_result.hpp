@@ -1,7 +1,8 @@
 // What a detection reports (head_detection.hpp computes it): the sequences it ran, the attainable
 // scores, the behaviour rules, every head's behaviour and the first sequence's tokens. A result
 // type only, so what reads or writes it (the JSON, the figures, the comparison) needs none of the
-// forward pass.
+// forward pass. A detection on text (the model's own, or a file's) is one of these too, with its
+// input named and every sequence kept, since no seed draws a file's text again.
 #pragma once
 
 #include <cstddef>
@@ -12,20 +13,25 @@
 #include "qkov/detect/behaviour_rules.hpp"
 #include "qkov/detect/head_behaviour.hpp"
 #include "qkov/forward/token_id.hpp"
+#include "qkov/scan/scan_json_keys.hpp"
 
 namespace qkov::detect {
 
 using forward::token_id;
 
 struct detection_result {
-    std::size_t layers = 0, heads = 0, length = 0, samples = 0, vocabulary = 0;
+    /// What the sequences are, in the scan's words (scan_json_keys::input_*): random tokens ([BOS] + r + r),
+    /// own text, file PATH, given sequences.
+    std::string input = scan::scan_json_keys::input_random_tokens;
+    std::size_t layers = 0, heads = 0, length = 0, samples = 0, vocabulary = 0;  ///< length: |r| (0 on text)
     std::uint64_t seed = 0;
     token_id bos = 0;
     double behaviour_fraction = 0.5;
-    double attainable[3] = {0, 0, 0};  ///< per behaviour_names: what a head doing only that scores
+    double attainable[3] = {0, 0, 0};  ///< per behaviour_names: what a head doing only that scores (on text, averaged over the sequences)
     std::vector<behaviour_rule> rules;     ///< behaviour_rules(length, behaviour_fraction)
     std::vector<head_behaviour> per_head;  ///< layer-major, every head of the model
     std::vector<token_id> first_sequence;  ///< sample 0's tokens, for what is drawn from one run
+    std::vector<std::vector<token_id>> sequences;  ///< text: every sequence measured (random tokens: none kept, the seed draws them again)
     std::string copying_not_measured;      ///< why copying was not measured; empty when it was
 
     [[nodiscard]] double threshold(std::size_t k) const { return behaviour_fraction * attainable[k]; }

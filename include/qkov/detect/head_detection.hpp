@@ -1,4 +1,4 @@
-// Every head's behaviour on repeated random tokens: the scores of forward/head_detectors.hpp
+// Every head's behaviour on repeated random tokens, or on text (detect_heads_on_text): the scores of forward/head_detectors.hpp
 // (TransformerLens' previous-token, duplicate-token and induction scores, repeat attention by shift,
 // attention to BOS and by offset, copying through the head's own logits), averaged over seeded
 // samples of [BOS] + r + r (repeated_tokens.hpp), with their spread, and the behaviours a head
@@ -37,6 +37,7 @@
 #include "qkov/detect/detection_result.hpp"
 #include "qkov/detect/head_behaviour.hpp"
 #include "qkov/detect/repeated_tokens.hpp"
+#include "qkov/detect/text_behaviour.hpp"
 #include "qkov/forward/head_detectors.hpp"
 
 namespace qkov::detect {
@@ -67,21 +68,17 @@ inline token_id detection_bos(const detection_options& o, const io::model_config
 }
 
 
+namespace detail {
+
+/// Every head's scores over o.samples sequences (sequence(s) gives sample s's tokens) into r, whose
+/// rules, samples and sequence settings the caller has set: the means and spreads, the pooled
+/// copying and the behaviours each head shows by r.rules. One loop for random tokens and for text.
 template <pattern_source Pass>
-detection_result detect_heads(const Pass& pass, const detection_options& o)
+void measure_heads(const Pass& pass, const detection_options& o, detection_result& r,
+                   const std::function<std::vector<token_id>(std::size_t)>& sequence, forward::bos_queries bos)
 {
     using T = typename Pass::scalar;
     const io::model_config& c = pass.config();
-    if (o.samples == 0) throw std::invalid_argument("qkov: a detection needs at least one sample");
-    if (!(o.behaviour_fraction > 0 && o.behaviour_fraction <= 1))
-        throw std::invalid_argument("qkov: the behaviour threshold is a fraction in (0, 1] of the attainable score");
-    detection_result r;
-    r.layers = c.layers, r.heads = c.heads, r.length = o.length, r.samples = o.samples, r.vocabulary = c.vocab_size, r.seed = o.seed;
-    r.bos = detection_bos(o, c);
-    r.behaviour_fraction = o.behaviour_fraction;
-    const double n = 2.0 * static_cast<double>(o.length) + 1;
-    r.attainable[0] = (n - 1) / n, r.attainable[1] = r.attainable[2] = static_cast<double>(o.length) / n;
-    r.rules = behaviour_rules(o.length, o.behaviour_fraction);
 
     // Each head's map into logits, once for all samples (the copying detector's only weight).
     std::vector<std::vector<forward::tensor2<T>>> head_unembeddings;
@@ -107,15 +104,14 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
         forward::copy_counts copying;
     };
     std::vector<head_accumulator> acc(c.layers * c.heads);
-    std::mt19937_64 rng(o.seed);
     std::vector<std::vector<forward::head_scores>> scores;
-    for (std::size_t s = 0; s < o.samples; ++s) {
-        const auto tokens = repeated_random_tokens(o.length, c.vocab_size, r.bos, rng);
+    for (std::size_t s = 0; s < r.samples; ++s) {
+        const auto tokens = sequence(s);
         if (s == 0) r.first_sequence = tokens;
         bool scored = false;  // with the values when copying is measured, from the patterns alone otherwise
         if constexpr (copying_source<Pass>)
-            if (copying) (void)pass.residual_stream(tokens, {}, forward::score_and_copy_heads<T>(scores, tokens, head_unembeddings)), scored = true;
-        if (!scored) (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads));
+            if (copying) (void)pass.residual_stream(tokens, {}, forward::score_and_copy_heads<T>(scores, tokens, head_unembeddings, bos)), scored = true;
+        if (!scored) (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads, bos));
         for (std::size_t l = 0; l < c.layers; ++l)
             for (std::size_t h = 0; h < c.heads; ++h) {
                 auto& a = acc[l * c.heads + h];
@@ -126,25 +122,76 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
                 });
                 a.copying += scores[l][h].copying;
             }
-        if (o.on_sample) o.on_sample(s + 1, o.samples);
+        if (o.on_sample) o.on_sample(s + 1, r.samples);
     }
     for (std::size_t l = 0; l < c.layers; ++l)
         for (std::size_t h = 0; h < c.heads; ++h) {
             head_behaviour b;
             b.layer = l, b.head = h;
             const auto& a = acc[l * c.heads + h];
-            forward::for_each_score(a, b, [&o](const running& x, score_statistics& stats) {
+            forward::for_each_score(a, b, [&r](const running& x, score_statistics& stats) {
                 stats.mean = x.mean;
-                stats.spread = o.samples > 1 ? std::sqrt(std::max(0.0, x.squares) / static_cast<double>(o.samples - 1)) : 0.0;
+                stats.spread = r.samples > 1 ? std::sqrt(std::max(0.0, x.squares) / static_cast<double>(r.samples - 1)) : 0.0;
             });
             if (copying) b.copying = a.copying;
-            for (const auto& rule : r.rules) switch (rule.decide(b, o.samples)) {
+            for (const auto& rule : r.rules) switch (rule.decide(b, r.samples)) {
                 case behaviour_decision::shown: b.behaviours.push_back(rule.name); break;
                 case behaviour_decision::undecided: b.undecided.push_back(rule.name); break;
                 case behaviour_decision::absent: break;
                 }
             r.per_head.push_back(std::move(b));
         }
+}
+
+inline void require_fraction(const detection_options& o)
+{
+    if (!(o.behaviour_fraction > 0 && o.behaviour_fraction <= 1))
+        throw std::invalid_argument("qkov: the behaviour threshold is a fraction in (0, 1] of the attainable score");
+}
+
+} // namespace detail
+
+template <pattern_source Pass>
+detection_result detect_heads(const Pass& pass, const detection_options& o)
+{
+    const io::model_config& c = pass.config();
+    if (o.samples == 0) throw std::invalid_argument("qkov: a detection needs at least one sample");
+    detail::require_fraction(o);
+    detection_result r;
+    r.layers = c.layers, r.heads = c.heads, r.length = o.length, r.samples = o.samples, r.vocabulary = c.vocab_size, r.seed = o.seed;
+    r.bos = detection_bos(o, c);
+    r.behaviour_fraction = o.behaviour_fraction;
+    const double n = 2.0 * static_cast<double>(o.length) + 1;
+    r.attainable[0] = (n - 1) / n, r.attainable[1] = r.attainable[2] = static_cast<double>(o.length) / n;
+    r.rules = behaviour_rules(o.length, o.behaviour_fraction);
+    std::mt19937_64 rng(o.seed);
+    detail::measure_heads(pass, o, r, [&](std::size_t) { return repeated_random_tokens(o.length, c.vocab_size, r.bos, rng); },
+                          forward::bos_queries::before_first_repeat);
+    return r;
+}
+
+/// Every head's behaviour on text: `sequences` (each starting with BOS, as the pass reads them),
+/// named `input` (scan_json_keys' words: own text, file PATH, given sequences); o.seed is recorded
+/// as the seed the text was drawn with (own text), o.length and o.samples are not read. The same
+/// scores as on random tokens, attention to BOS over every query, and the rules of
+/// text_behaviour.hpp, whose attainable scores are the text's.
+template <pattern_source Pass>
+detection_result detect_heads_on_text(const Pass& pass, const std::vector<std::vector<token_id>>& sequences, const std::string& input,
+                                      const detection_options& o)
+{
+    const io::model_config& c = pass.config();
+    detail::require_fraction(o);
+    detection_result r;
+    r.input = input;
+    r.layers = c.layers, r.heads = c.heads, r.length = 0, r.samples = sequences.size(), r.vocabulary = c.vocab_size, r.seed = o.seed;
+    r.bos = detection_bos(o, c);
+    r.behaviour_fraction = o.behaviour_fraction;
+    const auto attainable = attainable_on(sequences);  // refuses an empty text
+    r.attainable[0] = attainable.previous_token;
+    r.attainable[1] = attainable.by_shift[forward::shift_index(0)], r.attainable[2] = attainable.by_shift[forward::shift_index(1)];
+    r.rules = text_behaviour_rules(attainable, o.behaviour_fraction);
+    r.sequences = sequences;
+    detail::measure_heads(pass, o, r, [&](std::size_t s) { return sequences[s]; }, forward::bos_queries::all);
     return r;
 }
 

@@ -29,6 +29,14 @@ inline constexpr const char* scanned_layers = "scanned_layers";
 inline constexpr const char* conventions = "conventions";
 inline constexpr const char* thresholds = "thresholds";
 inline constexpr const char* proxy = "proxy";
+/// The input the labels predict behaviour on: input_random_tokens, input_own_text, input_file + the
+/// path, or input_given (sequences handed over in Python). A detection names its sequences with the
+/// same words (detect/detection_result.hpp), so the two can be paired (detect/input_pairing.hpp).
+inline constexpr const char* input = "input";
+inline constexpr const char* input_random_tokens = "random tokens";
+inline constexpr const char* input_own_text = "own text";
+inline constexpr const char* input_file = "file ";
+inline constexpr const char* input_given = "given sequences";
 inline constexpr const char* composition = "composition";
 inline constexpr const char* source = "source";
 inline constexpr const char* target = "target";
