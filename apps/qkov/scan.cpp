@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,6 +27,7 @@
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/own_text_calibration.hpp"
 #include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_summary.hpp"
@@ -81,7 +83,17 @@ int scan(const scan_cli_options& o)
     if (!o.layers.empty()) parse_layers(o.layers, options);
     options.thresholds.context = o.context;
     options.keep_proxy_inputs = !o.dump_proxy.empty();
-    if (o.calibrate != "random") {
+    if (o.calibrate != "self" && (o.calibrate_samples || o.calibrate_length || o.calibrate_seed))
+        throw std::invalid_argument("qkov: --calibrate-samples, --calibrate-length and --calibrate-seed set the model's own text: they need --calibrate self");
+    if (o.calibrate == "self") {
+        scan::own_text_calibration self;
+        self.sequences = o.calibrate_samples.value_or(self.sequences), self.length = o.calibrate_length.value_or(self.length);
+        self.seed = o.calibrate_seed.value_or(self.seed);
+        if (!o.quiet)
+            std::cerr << "qkov scan: the model writing " << self.sequences << " sequences of " << self.length << " tokens from BOS (temperature 1, seed "
+                      << self.seed << ") to calibrate on\n";
+        scan::calibrate_on_own_text(model, self, options, "--calibrate-length");
+    } else if (o.calibrate != "random") {
         // A sequence and the BOS it is given must fit in the context the model declares.
         const std::size_t context = io::calibration_context(c.max_positions, c.bos_token_id.has_value());
         options.calibration = io::read_token_id_text(o.calibrate, {.vocabulary = c.vocab_size, .context = context});
@@ -170,7 +182,8 @@ int scan(const scan_cli_options& o)
         for (std::size_t k = 0; k < heads.size() && k < 12; ++k) text += (k ? " " : "") + heads[k];
         return heads.size() > 12 ? text + " ..." : text;
     };
-    std::cout << "labels from weights (hypotheses; thresholds in docs/SCAN-LABELS.md):" << (labelled.empty() ? " none" : "") << "\n";
+    std::cout << "labels from weights (hypotheses about behaviour on " << r.input << "; thresholds in docs/SCAN-LABELS.md):" << (labelled.empty() ? " none" : "")
+              << "\n";
     for (const auto& [label, heads] : labelled) std::cout << "  " << label << ": " << heads.size() << " heads: " << list(heads) << "\n";
     for (const auto& [label, heads] : undecided) std::cout << "  undecided " << label << ": " << heads.size() << " heads\n";
 
@@ -216,8 +229,15 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--figures", options->figures, "Write PNG figures into this directory (created if absent)");
     add_threads_option(command, options->threads);
     command->add_option("--calibrate", options->calibrate,
-                        "Where mu_l and the tokens' content come from: 'random' (default: the vocabulary in a seeded random context) or a file of token "
-                        "ids, one sequence per line, decimal ids separated by spaces (docs/SCAN-LABELS.md)");
+                        "Where mu_l and the tokens' content come from, and so which input the labels predict behaviour on: 'random' (default: the "
+                        "vocabulary in a seeded random context), 'self' (text the model writes itself from BOS at temperature 1, seeded) or a file of "
+                        "token ids, one sequence per line, decimal ids separated by spaces (docs/SCAN-LABELS.md)");
+    command->add_option("--calibrate-samples", options->calibrate_samples, "With --calibrate self: how many sequences the model writes (default 20)")
+        ->check(integer_in(1, 4096));
+    command->add_option("--calibrate-length", options->calibrate_length, "With --calibrate self: tokens written after BOS per sequence (default 100)")
+        ->check(integer_in(static_cast<std::int64_t>(forward::shortest_own_text), static_cast<std::int64_t>(forward::longest_own_text)));
+    command->add_option("--calibrate-seed", options->calibrate_seed, "With --calibrate self: the seed of the sampler (default 1; qkov detect --text self uses --seed, 0)")
+        ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()));
     command->add_option("--timings", options->timings,
                         "Write where the time went as JSON to this file: per layer the forward pass, the per-token copying, the heads, the composition "
                         "and T3's share of it, and the time before the first layer");

@@ -233,6 +233,7 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     for (const auto& [name, text] : scan_conventions()) conventions[name] = text;
     conventions["labels"] = conventions["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
     j[k::thresholds] = thresholds_json(r);
+    j[k::input] = r.input;
     j[k::proxy] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
                    {"copy_tokens", r.copy_tokens}};
     nlohmann::json heads = nlohmann::json::array();

@@ -199,6 +199,7 @@ inline std::string scan_markdown(const scan_result& r, const markdown_options& o
     using report::format;
     std::string s = "# qkov scan of " + o.model_path + "\n\n";
     s += format("Layers %zu-%zu: %zu heads, %zu composition pairs.\n\n", o.first_layer, o.last_layer, r.heads.size(), r.composition.size());
+    s += "The labels are hypotheses about behaviour on " + r.input + " (`qkov detect --scan` judges them on it).\n\n";
 
     s += "## Model\n\n";
     report::table model({"field", "value"});

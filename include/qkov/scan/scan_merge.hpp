@@ -198,7 +198,7 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
         if (s.document[k::model] != base.document[k::model])
             throw scan_merge_error("qkov: " + s.name + " and " + base.name + " are scans of different models: " +
                                    detail::first_difference(base.document[k::model], base.name, s.document[k::model], s.name, std::string(k::model)));
-        for (const char* section : {k::conventions, k::thresholds, k::proxy})
+        for (const char* section : {k::conventions, k::thresholds, k::proxy, k::input})
             if (s.document.value(section, nlohmann::json()) != base.document.value(section, nlohmann::json()))
                 throw scan_merge_error("qkov: " + s.name + " and " + base.name + " were scanned with different thresholds or options: " +
                                        detail::first_difference(base.document.value(section, nlohmann::json()), base.name,

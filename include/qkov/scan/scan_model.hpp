@@ -224,6 +224,9 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     result.copying_available = tokens.has_value();
     model_evidence evidence = read_model_evidence(m, options);
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
+    result.input = !options.input.empty()            ? options.input
+                   : options.calibration.empty() ? std::string(scan_json_keys::input_random_tokens)
+                                                 : scan_json_keys::input_file + options.calibration_name;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
     // The pairs whose later head is in first..last: the layers before `first` are read only for

@@ -30,6 +30,9 @@ struct scan_options {
     /// thresholds.copy_tokens positions read); empty: the vocabulary in a seeded random context.
     std::vector<std::vector<std::size_t>> calibration;
     std::string calibration_name;  ///< where the calibration came from, for the evidence
+    /// The input the labels then predict behaviour on, in scan_json_keys' words (own text, given
+    /// sequences); empty: random tokens without a calibration, file + calibration_name with one.
+    std::string input;
     bool keep_proxy_inputs = false;  ///< keep each scanned layer's proxy input in the result (scan_result::proxy_inputs)
 };
 

@@ -11,6 +11,7 @@
 #include "qkov/scan/composition_score.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/head_metrics.hpp"
+#include "qkov/scan/scan_json_keys.hpp"
 
 namespace qkov::scan {
 
@@ -29,6 +30,7 @@ struct scan_result {
     std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
     label_thresholds thresholds;                      ///< as used (context resolved)
     std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
+    std::string input = scan_json_keys::input_random_tokens;  ///< the input the labels predict behaviour on (scan_json_keys' words)
     std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)
     std::vector<proxy_record> proxy_inputs;           ///< per scanned layer with a proxy input, when kept
 };
