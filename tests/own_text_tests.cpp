@@ -334,7 +334,7 @@ BOOST_AUTO_TEST_CASE(the_text_detection_of_repeated_tokens_is_the_random_detecti
         const auto t = detect::repeated_random_tokens(15, model.config().vocab_size, random.bos, rng);
         ids.emplace_back(t.begin() + 1, t.end());  // BOS put back by text_sequences
     }
-    const auto text = detect::detect_text(pass, {.input = "given sequences", .ids = ids}, o);
+    const auto text = detect::detect_text(pass, {.input = "given sequences", .sequences = detect::text_sequences(ids, random.bos, "given sequences")}, o);
     BOOST_REQUIRE(text.has_value());
     BOOST_TEST(text->input == "given sequences");
     BOOST_TEST(text->sequences.size() == 3u);
@@ -350,7 +350,7 @@ BOOST_AUTO_TEST_CASE(the_text_detection_of_repeated_tokens_is_the_random_detecti
         for (const auto& x : b.behaviours) if (x != "sink") without_sink_b.push_back(x);
         BOOST_TEST(without_sink_a == without_sink_b);
     }
-    BOOST_TEST(contains(error_of([&] { (void)detect::detect_text(pass, {.input = "file short.txt", .ids = {{5, 6, 7, 8, 9, 10, 11, 12}, {5, 6, 7}}}, o); }),
+    BOOST_TEST(contains(error_of([&] { (void)detect::text_sequences({{5, 6, 7, 8, 9, 10, 11, 12}, {5, 6, 7}}, random.bos, "file short.txt"); }),
                         "file short.txt: sequence 2 has 4 tokens with BOS; the attention by offset 0 .. 8 needs at least 9"));
     BOOST_TEST(!detect::detect_text(pass, {}, o).has_value());
 }
@@ -390,7 +390,7 @@ BOOST_AUTO_TEST_CASE(a_document_with_text_round_trips)
     o.length = 10, o.samples = 2;
     detect::detection_document d;
     d.result = detect::detect_heads(pass, o);
-    d.text = detect::detect_text(pass, {.input = "own text", .ids = {}, .length = 20}, o);
+    d.text = detect::detect_text(pass, {.input = "own text", .sequences = {}, .length = 20}, o);
     d.model = {{"layers", model.config().layers}, {"heads", model.config().heads}};
     d.dtype = "float64";
     d.compared = detect::compare_weights_with_behaviour({{0, 0, {"previous_token"}, {}, {}}}, *d.text);

@@ -11,11 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qkov/detect/detection_figures.hpp"
+#include "qkov/detect/detection_figure_set.hpp"
 #include "qkov/detect/detection_json.hpp"
 #include "qkov/detect/input_pairing.hpp"
 #include "qkov/detect/scan_labels.hpp"
-#include "qkov/detect/example_patterns.hpp"
 #include "qkov/detect/text_detection.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/io/atomic_file.hpp"
@@ -242,7 +241,8 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     } else if (!o.text.empty()) {
         if (o.text_length) throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self, not a file");
         text.input = inputs::input_file + o.text;
-        text.ids = io::read_token_id_text(o.text, {.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true)});
+        const auto ids = io::read_token_id_text(o.text, {.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true)});
+        text.sequences = detect::text_sequences(ids, detect::detection_bos(options, c), text.input);
     } else if (o.text_length) {
         throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self");
     }
@@ -294,17 +294,10 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     const nlohmann::json summary = model_summary(model);
     std::vector<detect::detection_figure> figures;
     if (!o.figures.empty()) {
-        figures = detect::write_detection_figures(r, detect::example_patterns(pass, r), o.figures);
-        if (on_text) {
-            for (auto& f : detect::write_detection_figures(*on_text, detect::example_patterns(pass, *on_text), o.figures, "text_")) figures.push_back(std::move(f));
-            for (auto& f : detect::write_text_beside_random_figures(r, *on_text, o.figures)) figures.push_back(std::move(f));
-        }
-        if (scan) {
-            std::vector<std::string> unpredicted;
-            for (auto& f : detect::write_prediction_figures(judged, scanned, o.figures, unpredicted, &judged == &r ? "" : "text_")) figures.push_back(std::move(f));
-            if (!unpredicted.empty())
-                std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
-        }
+        std::vector<std::string> unpredicted;
+        figures = detect::write_every_detection_figure(pass, r, on_text ? &*on_text : nullptr, scan ? &scanned : nullptr, judged, o.figures, unpredicted);
+        if (!unpredicted.empty())
+            std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
         std::cout << figures.size() << " figures in " << o.figures << "\n";
     }
     if (!o.markdown.empty())

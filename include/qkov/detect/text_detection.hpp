@@ -19,7 +19,7 @@ namespace qkov::detect {
 /// What a detection is also to measure on text.
 struct text_request {
     std::string input;  ///< scan_json_keys' words: own text, file PATH, given sequences; empty: no text
-    std::vector<std::vector<std::size_t>> ids;  ///< a file's or a caller's sequences (not own text)
+    std::vector<std::vector<token_id>> sequences;  ///< a file's or a caller's sequences, BOS first (text_sequences); not own text
     std::size_t length = 100;  ///< own text: tokens written after BOS (101-token sequences, as [BOS] + r + r at |r| = 50)
 };
 
@@ -54,9 +54,8 @@ template <class T>
 std::optional<detection_result> detect_text(const forward::decoder<T>& pass, const text_request& text, const detection_options& o)
 {
     if (text.input.empty()) return std::nullopt;
-    const auto sequences = text.input == scan::scan_json_keys::input_own_text ? own_text_sequences(pass, o, text.length)
-                                                                             : text_sequences(text.ids, detection_bos(o, pass.config()), text.input);
-    return detect_heads_on_text(pass, sequences, text.input, o);
+    if (text.input == scan::scan_json_keys::input_own_text) return detect_heads_on_text(pass, own_text_sequences(pass, o, text.length), text.input, o);
+    return detect_heads_on_text(pass, text.sequences, text.input, o);
 }
 
 } // namespace qkov::detect
