@@ -17,7 +17,7 @@ from ._qkov import Model, ModelFileError, audit_rope, open_model, validate
 from ._qkov import _detect, _scan
 from ._qkov import forward as _forward
 
-__all__ = ["Model", "ModelFileError", "Scan", "Detection", "open_model", "scan", "detect", "forward", "audit_rope", "validate"]
+__all__ = ["Model", "ModelFileError", "Scan", "Detection", "TextBehaviour", "open_model", "scan", "detect", "forward", "audit_rope", "validate"]
 
 BEHAVIOURS = ("previous_token", "duplicate_token", "induction")
 
@@ -108,6 +108,12 @@ class Scan(_Document):
         return self._native.scanned_layers
 
     @property
+    def input(self):
+        """The input the labels predict behaviour on: "random tokens", "own text" (calibrate="self"),
+        "file PATH" or "given sequences"; qkov.detect(..., scan=this) judges them on it."""
+        return self._native.input
+
+    @property
     def heads(self):
         return _table(self.document["heads"])
 
@@ -133,42 +139,47 @@ class Scan(_Document):
         return f"<qkov.Scan of {self.model.path}: layers {first}-{last}>"
 
 
-def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None):
+def _non_negative(name, value):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"qkov: {name} {value!r}: expected a non-negative integer")
+    return int(value)
+
+
+def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None, calibrate_samples=None, calibrate_length=None,
+         calibrate_seed=None):
     """Scans a model's weights (`qkov scan`): per-head metrics, labels, composition. Releases the GIL.
 
-    path_or_model  a qkov.Model or a path open_model accepts
-    layers         None (all), a layer, an inclusive (first, last) pair or a range: their heads and every
-                   composition pair whose later head is in them (a shard; qkov merge-scans joins shards)
-    threads        BLAS threads for this call (1..cores), the caller's count restored afterwards
-    context        offsets 0..context of the RoPE offset profile (default: the model's context, at most 2^20)
-    calibrate      where mu_l and the tokens' content come from (`qkov scan --calibrate`): None or "random"
-                   (the vocabulary in a seeded random context), a path to a file of token ids (one
-                   sequence per line), or a list of token-id sequences (lists of ints)
+    path_or_model      a qkov.Model or a path open_model accepts
+    layers             None (all), a layer, an inclusive (first, last) pair or a range: their heads and every
+                       composition pair whose later head is in them (a shard; qkov merge-scans joins shards)
+    threads            BLAS threads for this call (1..cores), the caller's count restored afterwards
+    context            offsets 0..context of the RoPE offset profile (default: the model's context, at most 2^20)
+    calibrate          where mu_l and the tokens' content come from, and so which input the labels predict
+                       behaviour on (`qkov scan --calibrate`): None or "random" (the vocabulary in a seeded
+                       random context), "self" (text the model writes itself from BOS at temperature 1), a path
+                       to a file of token ids (one sequence per line), or a list of token-id sequences
+    calibrate_samples  with calibrate="self": how many sequences (default 20)
+    calibrate_length   with calibrate="self": tokens written after BOS per sequence (default 100)
+    calibrate_seed     with calibrate="self": the sampler's seed (default 1; detect(text="self") uses its seed, 0)
     """
     first, last = _layer_range(layers)
-    return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate))
+    return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate,
+                      _positive("calibrate_samples", calibrate_samples), _positive("calibrate_length", calibrate_length),
+                      None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed)))
 
 
-class Detection(_Document):
-    """Every head's behaviour from the model's forward pass on repeated random sequences (`qkov detect`).
+class _Behaviours:
+    """The per-head accessors a detection's random tokens and its text share: each reads the native
+    detection on the random tokens (_on_text False) or on the text (True)."""
 
-    score(b), spread(b)  ndarray [n_layers, n_heads]: the mean and the sample standard deviation over the
-                         samples of TransformerLens' score b ("previous_token", "duplicate_token", "induction")
-    previous_token, duplicate_token, induction   the means, as properties
-    bos()                ndarray [n_layers, n_heads]: the mean attention on BOS
-    shows(b)             bool ndarray [n_layers, n_heads]: the heads that show behaviour b (behaviours lists them)
-    heads                one row per head (DataFrame or list of dicts): the document's "heads"
-    comparison           the weights-against-behaviour comparison with the scan given (dict), or None
-    to_json()            the document `qkov detect PATH --json` writes, the same text
-    figures(dir)         writes the detection's PNG figures; returns [{file, caption}]
-    """
+    _on_text = False
 
     def score(self, behaviour):
         """ndarray [n_layers, n_heads]: the mean over the samples of TransformerLens' score ("mul")."""
-        return self._native.score(behaviour)
+        return self._native.score(behaviour, self._on_text)
 
     def spread(self, behaviour):
-        return self._native.spread(behaviour)
+        return self._native.spread(behaviour, self._on_text)
 
     @property
     def previous_token(self):
@@ -183,10 +194,10 @@ class Detection(_Document):
         return self.score("induction")
 
     def bos(self):
-        return self._native.bos()
+        return self._native.bos(self._on_text)
 
     def shows(self, behaviour):
-        return self._native.shows(behaviour)
+        return self._native.shows(behaviour, self._on_text)
 
     @property
     def behaviours(self):
@@ -194,11 +205,65 @@ class Detection(_Document):
 
     @property
     def heads(self):
-        return _table(self.document["heads"])
+        return _table(self._heads_rows())
+
+
+class TextBehaviour(_Behaviours):
+    """The same heads on text, beside the random tokens (Detection.text): the same accessors as a
+    Detection, for the text.
+
+    input                "own text", "file PATH" or "given sequences"
+    tokens               every sequence measured, as lists of token ids ([BOS] first)
+    score(b), spread(b), bos(), shows(b), behaviours, heads   as Detection's, on the text
+    """
+
+    _on_text = True
+
+    def __init__(self, detection):
+        self._detection, self._native = detection, detection._native
+
+    @property
+    def input(self):
+        return self._native.text_input
+
+    @property
+    def tokens(self):
+        return self._detection.document["text"]["tokens"]
+
+    def _heads_rows(self):
+        return self._detection.document["text"]["heads"]
+
+    def __repr__(self):
+        return f"<qkov.TextBehaviour on {self.input}: {len(self.tokens)} sequences>"
+
+
+class Detection(_Document, _Behaviours):
+    """Every head's behaviour from the model's forward pass on repeated random sequences (`qkov detect`),
+    and with text= the same heads on text beside them.
+
+    score(b), spread(b)  ndarray [n_layers, n_heads]: the mean and the sample standard deviation over the
+                         samples of TransformerLens' score b ("previous_token", "duplicate_token", "induction")
+    previous_token, duplicate_token, induction   the means, as properties
+    bos()                ndarray [n_layers, n_heads]: the mean attention on BOS
+    shows(b)             bool ndarray [n_layers, n_heads]: the heads that show behaviour b (behaviours lists them)
+    heads                one row per head (DataFrame or list of dicts): the document's "heads"
+    comparison           the weights-against-behaviour comparison with the scan given (dict), or None; its
+                         "input" is the input whose behaviour judged the labels (the one the scan predicts)
+    text                 the same heads on text (a TextBehaviour), or None without text=
+    to_json()            the document `qkov detect PATH --json` writes, the same text
+    figures(dir)         writes the detection's PNG figures; returns [{file, caption}]
+    """
+
+    def _heads_rows(self):
+        return self.document["heads"]
 
     @property
     def comparison(self):
         return self.document["comparison"]
+
+    @property
+    def text(self):
+        return None if self._native.text_input is None else TextBehaviour(self)
 
     def figures(self, directory):
         return self._native.figures(directory)
@@ -207,17 +272,22 @@ class Detection(_Document):
         return f"<qkov.Detection of {self.model.path}>"
 
 
-def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float32", bos=None, threads=None):
+def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float32", bos=None, threads=None, text=None, text_length=None):
     """Detects what each head does from the model's forward pass (`qkov detect`). Releases the GIL.
 
     Sequences [BOS] + r + r of `length` distinct random tokens, `samples` of them, from `seed`.
     scan: a qkov.Scan of the same model, or the path of a `qkov scan --json` document, to set the
-    weight labels beside the behaviour (the comparison); ValueError when it is of another model.
+    weight labels beside the behaviour on the input the scan predicts (the comparison); ValueError
+    when it is of another model, or predicts own text and text is not "self".
     threads: BLAS threads for this call (1..cores), the caller's count restored afterwards.
+    text: also measure every head on text (`qkov detect --text`), in Detection.text: "self" (`samples`
+    sequences the model writes from BOS at temperature 1, seeded with `seed`, each `text_length`
+    tokens after BOS, default 100), a path to a file of token ids (one sequence per line), or a list
+    of token-id sequences (BOS put first where one lacks it).
     """
     length, samples = _positive("length", length), _positive("samples", samples)
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"qkov: seed {seed!r}: expected a non-negative integer")
+    text_length = _positive("text_length", text_length)
+    seed = _non_negative("seed", seed)
     if bos is not None and (not isinstance(bos, numbers.Integral) or isinstance(bos, bool) or bos < 0):
         raise ValueError(f"qkov: bos {bos!r}: expected a token id")
     scan_file = scan_text = None
@@ -226,8 +296,8 @@ def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float
         scan_text, scan_name = scan.to_json(), f"qkov.scan of {scan.model.path}"
     elif scan is not None:
         scan_file = os.fspath(scan)
-    return Detection(_detect(path_or_model, length, samples, int(seed), bos, dtype, scan_file, scan_text, scan_name,
-                             _positive("threads", threads)))
+    return Detection(_detect(path_or_model, length, samples, seed, bos, dtype, scan_file, scan_text, scan_name,
+                             _positive("threads", threads), text, text_length))
 
 
 def forward(model, tokens, dtype="float32", patterns=False, on_pattern=None):

@@ -1,6 +1,8 @@
 // qkov.detect: every head's behaviour from the model's forward pass on repeated random sequences
-// (detect/head_detection.hpp), set beside a scan's weight labels (detect/weights_vs_behaviour.hpp),
-// its document as `qkov detect --json` writes it (detect/detection_json.hpp) and its figures.
+// (detect/head_detection.hpp) and, when asked, on text (the model's own or given token ids,
+// detect/text_detection.hpp), set beside a scan's weight labels on the input the scan predicts
+// (detect/input_pairing.hpp, detect/weights_vs_behaviour.hpp), its document as `qkov detect --json`
+// writes it (detect/detection_json.hpp) and its figures.
 #include "bindings.hpp"
 
 #include <optional>
@@ -8,12 +10,14 @@
 
 #include <pybind11/stl.h>
 
-#include "qkov/detect/detection_figures.hpp"
+#include "qkov/detect/detection_figure_set.hpp"
 #include "qkov/detect/detection_json.hpp"
-#include "qkov/detect/example_patterns.hpp"
 #include "qkov/detect/head_detection.hpp"
+#include "qkov/detect/input_pairing.hpp"
 #include "qkov/detect/scan_labels.hpp"
+#include "qkov/detect/text_detection.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
+#include "qkov/io/token_id_text.hpp"
 #include "qkov/model/model_summary.hpp"
 
 namespace qkov::python {
@@ -28,20 +32,35 @@ struct detection_handle {
     std::optional<detect::comparison> compared;
     std::string scan_file;
     nlohmann::json summary;
+    std::optional<detect::detection_result> text;  ///< the same heads on text, when asked for
+    detect::judged_on judged = detect::judged_on::random_tokens;
+
+    [[nodiscard]] const detect::detection_result& judged_result() const { return judged == detect::judged_on::text ? *text : result; }
+
+    /// The random tokens' result, or the text's (a ValueError when no text was measured).
+    [[nodiscard]] const detect::detection_result& on(bool on_text) const
+    {
+        if (on_text && !text) throw std::invalid_argument("qkov: this detection measured no text (detect(..., text=\"self\" or token ids))");
+        return on_text ? *text : result;
+    }
 
     [[nodiscard]] detect::detection_document document() const
     {
-        detect::detection_document d{summary, dtype, result, compared, scan_file, {}, scan::scan_json_keys::input_random_tokens};
+        detect::detection_document d{summary, dtype, result, compared, scan_file, text, judged_result().input};
         d.model["path"] = model->path();
         return d;
     }
 };
 
-/// The scan to compare with: a scan document's file (as `qkov detect --scan`), or its text and
-/// the name the comparison gives it (a qkov.Scan passes its own document).
-std::optional<detect::scan_labels> scan_to_compare(const std::optional<std::string>& file, const std::optional<std::string>& text, const std::string& name)
+/// The scan to compare with and the input its labels predict: a scan document's file (as `qkov
+/// detect --scan`), or its text and the name the comparison gives it (a qkov.Scan passes its own document).
+std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const std::optional<std::string>& file, const std::optional<std::string>& text,
+                                                                           const std::string& name)
 {
-    if (file) return detect::read_scan_labels(*file);
+    if (file) {
+        auto labels = detect::read_scan_labels(*file);
+        return std::pair{std::move(labels), detect::read_scan_input(*file)};
+    }
     if (!text) return std::nullopt;
     nlohmann::json j;
     try {
@@ -49,23 +68,61 @@ std::optional<detect::scan_labels> scan_to_compare(const std::optional<std::stri
     } catch (const nlohmann::json::parse_error& e) {
         throw std::invalid_argument("qkov: scan: not valid JSON (" + std::string(e.what()) + ")");
     }
-    return detect::parse_scan_labels(j, name);
+    return std::pair{detect::parse_scan_labels(j, name), detect::scan_input(j, name)};
+}
+
+/// What text=... asks for: None, "self" (the model's own text), a path to a file of token ids, or
+/// sequences of token ids; text_length only with "self".
+detect::text_request text_argument(const py::object& text, std::optional<std::size_t> text_length, const io::model_config& c,
+                                   const detect::detection_options& options)
+{
+    namespace inputs = scan::scan_json_keys;
+    detect::text_request request;
+    const bool self = py::isinstance<py::str>(text) && text.cast<std::string>() == "self";
+    if (text_length && !self) throw std::invalid_argument("qkov: text_length sets the length of the model's own text: it needs text=\"self\"");
+    if (text.is_none()) return request;
+    if (self) {
+        request.input = inputs::input_own_text;
+        request.length = text_length.value_or(request.length);
+        return request;
+    }
+    const io::token_id_limits limits{.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true)};
+    if (py::isinstance<py::str>(text) || py::hasattr(text, "__fspath__")) {
+        const std::string path = py::str(py::module_::import("os").attr("fspath")(text)).cast<std::string>();
+        request.input = inputs::input_file + path;
+        request.sequences = detect::text_sequences(io::read_token_id_text(path, limits), detect::detection_bos(options, c), request.input);
+    } else {
+        request.input = inputs::input_given;
+        std::vector<std::vector<std::size_t>> ids;
+        try {
+            ids = text.cast<std::vector<std::vector<std::size_t>>>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument("qkov: text: expected None, \"self\", a path to a file of token ids, or sequences of token ids (lists of ints)");
+        }
+        io::check_token_sequences(ids, limits);
+        request.sequences = detect::text_sequences(ids, detect::detection_bos(options, c), request.input);
+    }
+    return request;
 }
 
 template <class T>
-void detect_with(detection_handle& out, const detect::detection_options& options, const std::optional<detect::scan_labels>& scan)
+void detect_with(detection_handle& out, const detect::detection_options& options, const std::optional<detect::scan_labels>& scan,
+                 const detect::text_request& text)
 {
     const auto pass = out.model->decoder<T>();
+    if (text.input == scan::scan_json_keys::input_own_text) forward::check_own_text_length(*pass, text.length, "text_length");
     out.result = detect::detect_heads(*pass, options);
+    out.text = detect::detect_text(*pass, text, options);
     if (scan) {
         out.scanned = scan->heads;
-        out.compared = detect::compare_weights_with_behaviour(out.scanned, out.result);
+        out.compared = detect::compare_weights_with_behaviour(out.scanned, out.judged_result());
     }
 }
 
 std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model, std::size_t length, std::size_t samples, std::uint64_t seed,
                                                 std::optional<forward::token_id> bos, const std::string& dtype, std::optional<std::string> scan_file,
-                                                std::optional<std::string> scan_text, const std::string& scan_name, std::optional<int> threads)
+                                                std::optional<std::string> scan_text, const std::string& scan_name, std::optional<int> threads,
+                                                const py::object& text, std::optional<std::size_t> text_length)
 {
     if (dtype != "float32" && dtype != "float64") throw std::invalid_argument("qkov: dtype '" + dtype + "': expected 'float32' or 'float64'");
     if (length < 1) throw std::invalid_argument("qkov: length must be at least 1");
@@ -73,18 +130,28 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     auto out = std::make_shared<detection_handle>();
     out->model = model_argument(path_or_model);
     out->dtype = dtype;
-    const py::gil_scoped_release release;
     const auto& m = out->model->model();
-    // The scan is read and checked against the model before the forward passes, as the CLI does.
-    auto scan = scan_to_compare(scan_file, scan_text, scan_name);
-    if (scan) {
-        detect::require_scan_of(*scan, detect::geometry_of(m.config()));
-        out->scan_file = scan_file ? *scan_file : scan_name;
-    }
     detect::detection_options options;
     options.length = length, options.samples = samples, options.seed = seed, options.bos = bos;
-    if (dtype == "float64") detect_with<double>(*out, options, scan);
-    else detect_with<float>(*out, options, scan);
+    const auto request = text_argument(text, text_length, m.config(), options);  // with the GIL: it reads Python objects
+    const py::gil_scoped_release release;
+    // The scan is read and checked against the model, and its input against the detection's,
+    // before the forward passes, as the CLI does.
+    const auto scan = scan_to_compare(scan_file, scan_text, scan_name);
+    std::optional<detect::scan_labels> labels;
+    if (scan) {
+        detect::require_scan_of(scan->first, detect::geometry_of(m.config()));
+        out->scan_file = scan_file ? *scan_file : scan_name;
+        const auto pairing = detect::pair_scan_with_detection(scan->second, request.input, out->scan_file);
+        if (!pairing.warning.empty()) {
+            const py::gil_scoped_acquire acquire;
+            py::module_::import("warnings").attr("warn")("qkov: " + pairing.warning);
+        }
+        out->judged = pairing.on;
+        labels = scan->first;
+    }
+    if (dtype == "float64") detect_with<double>(*out, options, labels, request);
+    else detect_with<float>(*out, options, labels, request);
     out->summary = model::model_summary(m);
     return out;
 }
@@ -122,34 +189,38 @@ void bind_detect(py::module_& m)
             "to_json", [](const detection_handle& d) { return detect::detection_text(d.document()); },
             "The detection's document (schema qkov.detect/2), the same text `qkov detect PATH --json FILE` writes for the same path and options.")
         .def(
-            "score", [](const detection_handle& d, const std::string& behaviour) {
+            "score", [](const detection_handle& d, const std::string& behaviour, bool on_text) {
                 const std::size_t k = behaviour_index(behaviour);
-                return per_head(d.result, [k](const detect::head_behaviour& h) { return h.score(k).mean; });
+                return per_head(d.on(on_text), [k](const detect::head_behaviour& h) { return h.score(k).mean; });
             },
-            py::arg("behaviour"))
+            py::arg("behaviour"), py::arg("text") = false)
         .def(
-            "spread", [](const detection_handle& d, const std::string& behaviour) {
+            "spread", [](const detection_handle& d, const std::string& behaviour, bool on_text) {
                 const std::size_t k = behaviour_index(behaviour);
-                return per_head(d.result, [k](const detect::head_behaviour& h) { return h.score(k).spread; });
+                return per_head(d.on(on_text), [k](const detect::head_behaviour& h) { return h.score(k).spread; });
             },
-            py::arg("behaviour"))
-        .def("bos", [](const detection_handle& d) { return per_head(d.result, [](const detect::head_behaviour& h) { return h.bos.mean; }); })
+            py::arg("behaviour"), py::arg("text") = false)
+        .def(
+            "bos", [](const detection_handle& d, bool on_text) { return per_head(d.on(on_text), [](const detect::head_behaviour& h) { return h.bos.mean; }); },
+            py::arg("text") = false)
         .def(
             "shows",
-            [](const detection_handle& d, const std::string& behaviour) {
-                if (d.result.rule(behaviour) == nullptr) throw std::invalid_argument("qkov: no behaviour rule named '" + behaviour + "'");
-                py::array_t<bool> out({d.result.layers, d.result.heads});
+            [](const detection_handle& d, const std::string& behaviour, bool on_text) {
+                const auto& r = d.on(on_text);
+                if (r.rule(behaviour) == nullptr) throw std::invalid_argument("qkov: no behaviour rule named '" + behaviour + "'");
+                py::array_t<bool> out({r.layers, r.heads});
                 auto a = out.mutable_unchecked<2>();
-                for (const auto& h : d.result.per_head) a(h.layer, h.head) = h.shows(behaviour);
+                for (const auto& h : r.per_head) a(h.layer, h.head) = h.shows(behaviour);
                 return out;
             },
-            py::arg("behaviour"))
+            py::arg("behaviour"), py::arg("text") = false)
         .def_property_readonly("behaviours",
                                [](const detection_handle& d) {
                                    std::vector<std::string> names;
                                    for (const auto& r : d.result.rules) names.push_back(r.name);
                                    return names;
                                })
+        .def_property_readonly("text_input", [](const detection_handle& d) { return d.text ? py::object(py::str(d.text->input)) : py::object(py::none()); })
         .def(
             "figures",
             [](const detection_handle& d, const py::object& directory) {
@@ -157,13 +228,12 @@ void bind_detect(py::module_& m)
                 std::vector<detect::detection_figure> figures;
                 {
                     const py::gil_scoped_release release;
-                    const auto examples = d.dtype == "float64" ? detect::example_patterns(*d.model->decoder<double>(), d.result)
-                                                               : detect::example_patterns(*d.model->decoder<float>(), d.result);
-                    figures = detect::write_detection_figures(d.result, examples, dir);
-                    if (d.compared) {
-                        std::vector<std::string> unpredicted;
-                        for (auto& f : detect::write_prediction_figures(d.result, d.scanned, dir, unpredicted)) figures.push_back(std::move(f));
-                    }
+                    std::vector<std::string> unpredicted;
+                    const auto all = [&](const auto& pass) {
+                        return detect::write_every_detection_figure(pass, d.result, d.text ? &*d.text : nullptr, d.compared ? &d.scanned : nullptr,
+                                                                    d.judged_result(), dir, unpredicted);
+                    };
+                    figures = d.dtype == "float64" ? all(*d.model->decoder<double>()) : all(*d.model->decoder<float>());
                 }
                 py::list out;
                 for (const auto& f : figures) out.append(py::dict(py::arg("file") = f.file, py::arg("caption") = f.caption));
@@ -171,7 +241,7 @@ void bind_detect(py::module_& m)
             },
             py::arg("directory"));
     m.def("_detect", &run_detection, py::arg("path_or_model"), py::arg("length"), py::arg("samples"), py::arg("seed"), py::arg("bos"), py::arg("dtype"),
-          py::arg("scan_file"), py::arg("scan_text"), py::arg("scan_name"), py::arg("threads"));
+          py::arg("scan_file"), py::arg("scan_text"), py::arg("scan_name"), py::arg("threads"), py::arg("text"), py::arg("text_length"));
 }
 
 } // namespace qkov::python

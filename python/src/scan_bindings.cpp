@@ -17,6 +17,7 @@
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/own_text_calibration.hpp"
 
 namespace qkov::python {
 
@@ -32,7 +33,9 @@ struct scan_handle {
 namespace {
 
 std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::optional<std::size_t> first_layer, std::optional<std::size_t> last_layer,
-                                      std::optional<int> threads, std::optional<std::size_t> context, const py::object& calibrate)
+                                      std::optional<int> threads, std::optional<std::size_t> context, const py::object& calibrate,
+                                      std::optional<std::size_t> calibrate_samples, std::optional<std::size_t> calibrate_length,
+                                      std::optional<std::uint64_t> calibrate_seed)
 {
     if (context && (*context < 1 || *context > scan::largest_default_context))
         throw std::invalid_argument("qkov: context: " + std::to_string(*context) + " is out of range, expected an integer in 1.." +
@@ -42,9 +45,18 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
     out->model = model_argument(path_or_model);
     const auto& m = out->model->model();
     scan::scan_options options;
-    // calibrate: None or "random" (the vocabulary in a seeded random context), a path to a file of
-    // token ids (qkov scan --calibrate FILE), or sequences of token ids.
-    if (!calibrate.is_none() && !(py::isinstance<py::str>(calibrate) && calibrate.cast<std::string>() == "random")) {
+    // calibrate: None or "random" (the vocabulary in a seeded random context), "self" (the model's
+    // own text, qkov scan --calibrate self), a path to a file of token ids (qkov scan --calibrate
+    // FILE), or sequences of token ids.
+    const auto named = [&](const char* name) { return py::isinstance<py::str>(calibrate) && calibrate.cast<std::string>() == name; };
+    if (!named("self") && (calibrate_samples || calibrate_length || calibrate_seed))
+        throw std::invalid_argument("qkov: calibrate_samples, calibrate_length and calibrate_seed set the model's own text: they need calibrate=\"self\"");
+    std::optional<scan::own_text_calibration> self;
+    if (named("self")) {
+        self.emplace();
+        self->sequences = calibrate_samples.value_or(self->sequences), self->length = calibrate_length.value_or(self->length);
+        self->seed = calibrate_seed.value_or(self->seed);
+    } else if (!calibrate.is_none() && !named("random")) {
         const io::token_id_limits limits{.vocabulary = m.config().vocab_size,
                                          .context = io::calibration_context(m.config().max_positions, m.config().bos_token_id.has_value())};
         if (py::isinstance<py::str>(calibrate) || py::hasattr(calibrate, "__fspath__")) {
@@ -54,12 +66,14 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
             options.calibration = calibrate.cast<std::vector<std::vector<std::size_t>>>();
             io::check_token_sequences(options.calibration, limits);
             options.calibration_name = "(" + std::to_string(options.calibration.size()) + " sequences given in Python)";
+            options.input = scan::scan_json_keys::input_given;
         }
     }
     const py::gil_scoped_release release;
     options.first_layer = first_layer.value_or(0);
     options.last_layer = last_layer;
     options.thresholds.context = context.value_or(0);
+    if (self) scan::calibrate_on_own_text(m, *self, options, "calibrate_length");
     out->result = scan::scan_model(m, options);  // checks the layer range against the model
     out->facts = scan::model_facts(out->result);
     out->summary = model::model_summary(m);
@@ -82,6 +96,7 @@ void bind_scan(py::module_& m)
     py::class_<scan_handle, std::shared_ptr<scan_handle>>(m, "_Scan")
         .def_property_readonly("model", [](const scan_handle& s) { return s.model; })
         .def_property_readonly("scanned_layers", [](const scan_handle& s) { return py::make_tuple(s.first_layer, s.last_layer); })
+        .def_property_readonly("input", [](const scan_handle& s) { return s.result.input; })
         .def(
             "to_json", [](const scan_handle& s) { return scan::scan_document_text(s.result, s.facts, s.summary, s.model->path(), s.first_layer, s.last_layer); },
             "The scan's document (schema qkov.scan/2), the same text `qkov scan PATH --json FILE` writes for the same path and options.")
@@ -135,7 +150,7 @@ void bind_scan(py::module_& m)
             },
             py::arg("directory"));
     m.def("_scan", &run_scan, py::arg("path_or_model"), py::arg("first_layer"), py::arg("last_layer"), py::arg("threads"), py::arg("context"),
-          py::arg("calibrate"));
+          py::arg("calibrate"), py::arg("calibrate_samples"), py::arg("calibrate_length"), py::arg("calibrate_seed"));
 }
 
 } // namespace qkov::python
