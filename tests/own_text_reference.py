@@ -6,8 +6,8 @@ The pass is written from the Hugging Face model definitions (GPT2LMHeadModel, GP
 LlamaForCausalLM and SmolLM3's no_rope_layers), like tests/forward_reference.py, whose safetensors
 reader, norms, RoPE and GELUs it reuses; nothing here reads qkov's code. The scores are written from
 their definitions in docs/DETECT.md: TransformerLens' 'mul' templates (previous token, repeat
-attention at shifts -1..2: duplicate token is 0, induction 1), attention to BOS over every query
-1..n-1 (text), attention by offset 0..8 over queries i >= 8, and copying: at each query whose
+attention at shifts -1..2: duplicate token is 0, induction 1), attention to BOS over the first half
+of the queries, 1..(n-1)/2 (text), attention by offset 0..8 over queries i >= 8, and copying: at each query whose
 most-attended key j (the first largest) is not position 0, the head's logits W_U diag(g_f) [C] W_o,h z_i
 rank t_j first (top-1, ties against) or among the 10 lowest. Means and sample standard deviations
 over the sequences, and the thresholds from the text's attainable scores (the share of queries
@@ -162,7 +162,7 @@ def scores(model, tokens, unembeddings):
             a = patterns[h]
             total = a.sum()
             s = {"previous_token": sum(a[i, i - 1] for i in range(1, n)) / total}
-            s["bos"] = a[1:, 0].mean()
+            s["bos"] = a[1:(n - 1) // 2 + 1, 0].mean()
             s["by_offset"] = [np.mean([a[i, i - k] for i in range(LARGEST_OFFSET, n)]) for k in range(LARGEST_OFFSET + 1)]
             s["by_shift"] = [sum(a[i, e + sh] for i in range(n) for e in earlier[i] if 0 <= e + sh <= i) / total for sh in SHIFTS]
             logits = (a @ values[h]) @ unembeddings[l][h].T

@@ -173,7 +173,7 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
 /// Every head's behaviour on text: `sequences` (each starting with BOS, as the pass reads them),
 /// named `input` (scan_json_keys' words: own text, file PATH, given sequences); o.seed is recorded
 /// as the seed the text was drawn with (own text), o.length and o.samples are not read. The same
-/// scores as on random tokens, attention to BOS over every query, and the rules of
+/// scores as on random tokens, attention to BOS over the first half of each sequence, and the rules of
 /// text_behaviour.hpp, whose attainable scores are the text's.
 template <pattern_source Pass>
 detection_result detect_heads_on_text(const Pass& pass, const std::vector<std::vector<token_id>>& sequences, const std::string& input,
@@ -191,7 +191,7 @@ detection_result detect_heads_on_text(const Pass& pass, const std::vector<std::v
     r.attainable[1] = attainable.by_shift[forward::shift_index(0)], r.attainable[2] = attainable.by_shift[forward::shift_index(1)];
     r.rules = text_behaviour_rules(attainable, o.behaviour_fraction);
     r.sequences = sequences;
-    detail::measure_heads(pass, o, r, [&](std::size_t s) { return sequences[s]; }, forward::bos_queries::all);
+    detail::measure_heads(pass, o, r, [&](std::size_t s) { return sequences[s]; }, forward::bos_queries::first_half);
     return r;
 }
 

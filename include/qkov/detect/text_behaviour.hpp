@@ -10,7 +10,8 @@
 // so the rules are the same rule; a head "shows" a behaviour at the same fraction of what the
 // template allows. shifted_induction compares the larger of shifts -1 and 2 with the larger of their
 // attainable shares (the larger is the harder to reach half of). The attention to BOS on text is
-// averaged over every query, not the first copy of r (forward/head_detectors.hpp's bos_queries::all).
+// averaged over the first half of each sequence, the queries it is averaged over on [BOS] + r + r of
+// the same length (forward/head_detectors.hpp's bos_queries::first_half).
 // Result-side only (standard library and the rules), so a document's reader rebuilds the rules from
 // the sequences it holds.
 #pragma once
@@ -90,7 +91,7 @@ inline std::vector<behaviour_rule> text_behaviour_rules(const text_attainable& a
     rule("induction").reason = majority + " (the share of queries whose token occurred earlier, with a token after it)";
     rule("shifted_induction").threshold = fraction * shifted;
     rule("shifted_induction").reason = majority + " (the larger share of queries with a target at shift -1 or 2)";
-    rule("sink").measure = "mean attention to BOS over queries 1 .. n - 1 (text repeats tokens from its first words)";
+    rule("sink").measure = "mean attention to BOS over queries 1 .. (n - 1) / 2 (the first half: the queries of [BOS] + r + r of the same length)";
     return rules;
 }
 

@@ -20,8 +20,10 @@
 //                                nothing else to attend to; from the first repeat on, an induction head
 //                                finds its target and leaves BOS, so its rest on BOS is measured on the
 //                                part of the text that is random: the first copy of r); on text, which
-//                                repeats tokens from its first words, over every query 1 <= i < n
-//                                (bos_queries::all)
+//                                repeats tokens from its first words, over the first half, queries
+//                                1 <= i <= (n - 1) / 2 (bos_queries::first_half): the same positions as
+//                                on [BOS] + r + r of the same length, since a query's rest on BOS falls
+//                                as it has more keys to spread over
 //   attention by offset k        mean A[i, i - k] over queries i >= largest_offset, k = 0 .. largest_offset,
 //                                so every query has a key at every offset and the means are comparable
 // and, from the head's values, whether it copies: at each query i whose most-attended key j is not
@@ -48,7 +50,7 @@ namespace qkov::forward {
 /// The queries whose attention to BOS is averaged.
 enum class bos_queries {
     before_first_repeat,  ///< 1 <= i < the first repeated token: the random part of [BOS] + r + r
-    all                   ///< 1 <= i < n: text, whose first repeat comes a few words in
+    first_half            ///< 1 <= i <= (n - 1) / 2: text, whose first repeat comes a few words in (on [BOS] + r + r the same queries)
 };
 
 namespace detail {
@@ -82,9 +84,11 @@ head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std
     double total = 0;
     for (std::size_t k = 0; k < n * n; ++k) total += double(a[k]);
     if (total == 0) return s;
-    std::size_t bos_end = n;  // the queries 1 .. bos_end - 1 whose attention to BOS is averaged
-    if (bos == bos_queries::before_first_repeat)
+    std::size_t bos_end = (n - 1) / 2 + 1;  // the queries 1 .. bos_end - 1 whose attention to BOS is averaged
+    if (bos == bos_queries::before_first_repeat) {
+        bos_end = n;
         for (const auto& copy : copies) bos_end = std::min(bos_end, copy.first);
+    }
     for (std::size_t i = 1; i < n; ++i) s.previous_token += double(a[i * n + i - 1]);
     for (std::size_t i = 1; i < bos_end; ++i) s.bos += double(a[i * n]);
     s.previous_token /= total;
