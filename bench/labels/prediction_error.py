@@ -8,7 +8,8 @@ DETECT.json` on the same model. For every head with a prediction (heads[].mean_f
 the predicted previous-token score (mean attention on key i - 1 over every query) with the measured
 one (TransformerLens' score divided by what is attainable, (n - 1) / n, to be the same mean), and
 the predicted attention on BOS with the measured one, and prints the RMS and the largest error
-over the heads."""
+over the heads. A scan whose labels predict text (its "input", e.g. `qkov scan --calibrate self`)
+is compared with the detection's text (`qkov detect --text self`), as `qkov detect --scan` pairs them."""
 import json
 import math
 import sys
@@ -16,8 +17,14 @@ import sys
 
 def errors(scan_path, detect_path):
     scan, detect = json.load(open(scan_path)), json.load(open(detect_path))
-    measured = {(h["layer"], h["head"]): h for h in detect["heads"]}
-    attainable = detect["detection"]["attainable"]["previous_token"]
+    behaviour = detect["detection"]
+    if scan.get("input", "random tokens") != "random tokens":
+        behaviour = detect.get("text")
+        if not behaviour:
+            sys.exit(f"{scan_path} predicts {scan['input']}, but {detect_path} measured no text (qkov detect --text)")
+    heads = behaviour["heads"] if behaviour is not detect["detection"] else detect["heads"]
+    measured = {(h["layer"], h["head"]): h for h in heads}
+    attainable = behaviour["attainable"]["previous_token"]
     previous, bos = [], []
     for h in scan["heads"]:
         predicted = h.get("mean_field")
