@@ -285,12 +285,13 @@ BOOST_AUTO_TEST_CASE(rules_on_text_are_the_random_rules_where_the_text_is_random
         BOOST_TEST(on_text[i].threshold == random[i].threshold, boost::test_tools::tolerance(1e-15));
     }
     // 1 5 5 7 5 9 7: queries 2 (5 at 1), 4 (5 at 1, 2), 6 (7 at 3) repeat. Shift -1: earliest target
-    // needs a copy at >= 1, all three; shift 0 and 1: all three; shift 2: first copy + 2 <= i: query 4
-    // (1 + 2) and 6 (3 + 2), not query 2 (1 + 2 > 2).
+    // needs a copy at >= 1, all three; shift 0 and 1: all three (a target may be the query itself);
+    // shift 2: first copy + 2 <= i: query 4 (1 + 2) and 6 (3 + 2), not query 2 (1 + 2 > 2).
     const auto t = detect::attainable_on({{1, 5, 5, 7, 5, 9, 7}});
     BOOST_TEST(t.previous_token == 6.0 / 7.0, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(t.by_shift[forward::shift_index(-1)] == 3.0 / 7.0, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(t.by_shift[forward::shift_index(0)] == 3.0 / 7.0, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(t.by_shift[forward::shift_index(1)] == 3.0 / 7.0, boost::test_tools::tolerance(1e-15));  // query 2's target is itself (1 + 1)
     BOOST_TEST(t.by_shift[forward::shift_index(2)] == 2.0 / 7.0, boost::test_tools::tolerance(1e-15));
     const auto rules = detect::text_behaviour_rules(t, 0.5);
     const auto threshold = [&](const std::string& name) {
@@ -357,6 +358,12 @@ BOOST_AUTO_TEST_CASE(the_text_detection_of_repeated_tokens_is_the_random_detecti
         BOOST_TEST(a.behaviours == b.behaviours);
         BOOST_TEST(a.undecided == b.undecided);
     }
+    // BOS is put first once: not again where a sequence starts with it.
+    const std::vector<std::size_t> eight{5, 6, 7, 8, 9, 10, 11, 12};
+    std::vector<std::size_t> with_bos{random.bos};
+    with_bos.insert(with_bos.end(), eight.begin(), eight.end());
+    BOOST_TEST(detect::text_sequences({eight, with_bos}, random.bos, "x")[0].size() == 9u);
+    BOOST_TEST((detect::text_sequences({eight, with_bos}, random.bos, "x")[1] == detect::text_sequences({eight, with_bos}, random.bos, "x")[0]));
     BOOST_TEST(contains(error_of([&] { (void)detect::text_sequences({{5, 6, 7, 8, 9, 10, 11, 12}, {5, 6, 7}}, random.bos, "file short.txt"); }),
                         "file short.txt: sequence 2 has 4 tokens with BOS; the attention by offset 0 .. 8 needs at least 9"));
     BOOST_TEST(!detect::detect_text(pass, {}, o).has_value());
