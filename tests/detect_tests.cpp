@@ -470,7 +470,7 @@ BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
     r.layers = 1, r.heads = 10, r.length = 50;
     r.rules = detect::behaviour_rules(50, 0.5);
     const std::vector<std::vector<std::string>> shown{{"previous_token", "positional"}, {}, {"previous_token", "positional"}, {"induction"},
-                                                      {"duplicate_token"}, {"previous_token", "positional"}, {}, {"shifted_induction", "copy"},
+                                                      {"duplicate_token"}, {"previous_token", "positional"}, {}, {"repeat_shift_2", "copy"},
                                                       {"sink"}, {}};
     for (std::size_t h = 0; h < 10; ++h) {
         detect::head_behaviour b;
@@ -506,12 +506,17 @@ BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
     BOOST_TEST((verdict_of(3, "positional") == verdict::contradicted));
     BOOST_TEST((verdict_of(3, "copy") == verdict::not_tested));
     BOOST_TEST((verdict_of(3, "semantic") == verdict::missed));
+    BOOST_TEST((verdict_of(3, "induction") == verdict::missed));
+    // Head 4's duplicate-token behaviour is predicted by its semantic label: not a miss of the
+    // duplicate_token label, which would predict it too.
+    BOOST_TEST(std::none_of(c.verdicts.begin(), c.verdicts.end(), [](const auto& v) { return v.head == 4 && v.label == "duplicate_token"; }));
     BOOST_TEST((verdict_of(4, "semantic") == verdict::confirmed));
     BOOST_TEST((verdict_of(5, "semantic") == verdict::contradicted));
     BOOST_TEST((verdict_of(6, "semantic") == verdict::not_tested));
     BOOST_TEST((verdict_of(6, "sink") == verdict::contradicted));
     BOOST_TEST((verdict_of(7, "copy") == verdict::confirmed));
     BOOST_TEST((verdict_of(7, "semantic") == verdict::missed));
+    BOOST_TEST((verdict_of(7, "repeat_shift_2") == verdict::missed));
     BOOST_TEST((verdict_of(8, "mystery") == verdict::not_tested));
     BOOST_TEST((verdict_of(8, "sink") == verdict::missed));
     BOOST_TEST((verdict_of(9, "copy_suppression") == verdict::contradicted));
@@ -519,7 +524,8 @@ BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
     // label: confirmed, contradicted, missed, not tested, certified contradicted
     const std::map<std::string, std::array<std::size_t, 5>> expected{
         {"previous_token", {1, 1, 2, 0, 1}}, {"offset_3", {0, 1, 0, 0, 0}}, {"positional", {1, 1, 2, 0, 0}},   {"semantic", {1, 1, 2, 1, 0}},
-        {"sink", {0, 1, 1, 0, 0}},           {"copy", {1, 0, 0, 1, 0}},     {"copy_suppression", {0, 1, 0, 0, 0}}, {"mystery", {0, 0, 0, 1, 0}}};
+        {"sink", {0, 1, 1, 0, 0}},           {"copy", {1, 0, 0, 1, 0}},     {"copy_suppression", {0, 1, 0, 0, 0}}, {"mystery", {0, 0, 0, 1, 0}},
+        {"induction", {0, 0, 1, 0, 0}},      {"repeat_shift_2", {0, 0, 1, 0, 0}}};
     for (const auto& x : c.per_label) {
         const auto it = expected.find(x.label);
         const std::array<std::size_t, 5> got{x.confirmed, x.contradicted, x.missed, x.not_tested, x.certified_contradicted};
@@ -529,7 +535,7 @@ BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
     const auto t = c.total();
     BOOST_TEST(t.confirmed == 4u);
     BOOST_TEST(t.contradicted == 6u);
-    BOOST_TEST(t.missed == 7u);
+    BOOST_TEST(t.missed == 9u);
     BOOST_TEST(t.not_tested == 3u);
     BOOST_TEST(t.certified_contradicted == 1u);
     // A head the scan did not cover is not compared.
@@ -800,6 +806,7 @@ BOOST_AUTO_TEST_CASE(trained_models_match_an_independent_forward_pass)
             BOOST_TEST(agrees(h.duplicate_token, tl.at("duplicate_token")), name << " " << id << " duplicate_token " << h.duplicate_token.mean << " vs " << tl.at("duplicate_token"));
             BOOST_TEST(agrees(h.induction, tl.at("induction")), name << " " << id << " induction " << h.induction.mean << " vs " << tl.at("induction"));
             for (const int s : forward::repeat_shifts) {
+                if (!t.at("repeat_attention_by_shift").contains(std::to_string(s))) continue;  // the truth measures shifts -1 .. 3
                 const auto& theirs = t.at("repeat_attention_by_shift").at(std::to_string(s));
                 BOOST_TEST(agrees(h.shift(s), theirs), name << " " << id << " shift " << s << ": " << h.shift(s).mean << " vs " << theirs);
             }
