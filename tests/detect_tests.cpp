@@ -31,6 +31,7 @@
 #include "qkov/model/open_model.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
+#include "trained_models_draws.hpp"
 
 using namespace qkov;
 using detect::token_id;
@@ -520,11 +521,15 @@ BOOST_AUTO_TEST_CASE(weight_labels_against_behaviour_rule_by_rule)
     const std::map<std::string, std::array<std::size_t, 5>> expected{
         {"previous_token", {1, 1, 2, 0, 1}}, {"offset_3", {0, 1, 0, 0, 0}}, {"positional", {1, 1, 2, 0, 0}},   {"semantic", {1, 1, 2, 1, 0}},
         {"sink", {0, 1, 1, 0, 0}},           {"copy", {1, 0, 0, 1, 0}},     {"copy_suppression", {0, 1, 0, 0, 0}}, {"mystery", {0, 0, 0, 1, 0}}};
+    std::size_t expected_seen = 0;  // an empty or shortened per_label must not pass
     for (const auto& x : c.per_label) {
         const auto it = expected.find(x.label);
+        expected_seen += it != expected.end() ? 1 : 0;
         const std::array<std::size_t, 5> got{x.confirmed, x.contradicted, x.missed, x.not_tested, x.certified_contradicted};
         BOOST_TEST((got == (it == expected.end() ? std::array<std::size_t, 5>{} : it->second)), x.label);
     }
+    BOOST_TEST(expected_seen == expected.size());
+    BOOST_TEST_REQUIRE(!c.per_label.empty());
     BOOST_TEST(c.per_label.back().label == "mystery");  // after the table's labels
     const auto t = c.total();
     BOOST_TEST(t.confirmed == 4u);
@@ -803,17 +808,71 @@ BOOST_AUTO_TEST_CASE(head_unembedding_is_the_final_norms_scale_then_the_unembedd
     }
 }
 
-// The forward pass validated on trained models against an independent NumPy forward pass
-// (/work/shared/trained_models/*/ground_truth.json, 20 draws of [BOS] + r + r with |r| = 50 from
-// numpy's generator). Our draws come from another generator, so the means are compared as two
-// estimates of one expectation: within 4 standard errors of their difference (the ground truth's
-// std over its 20 draws, ddof 0, and our spread over ours) plus 0.02 for what the draws differ in
-// besides chance (numpy draws ids 3 .. V-1, we draw every id but BOS). The TL scores and the repeat
-// attention by shift s = -1 .. 2 of every head; then the behaviours the ground truth's numbers
-// imply, away from its stated borderline (normalized score in (0.4, 0.6)), must be the ones shown.
+// The forward pass and the TransformerLens scores on trained models, on the very inputs of the
+// independent NumPy forward pass of ../shared/trained_models (ground_truth.json: [BOS] + r + r for
+// its 20 draws of r, tests/trained_models_draws.hpp): every head's mean and standard deviation
+// (ddof 0) of the three TL scores and of the repeat attention by shift must be its numbers, which
+// it rounds to 4 decimals (so 5e-5 and the float64 passes' difference, far below 1e-9). All four
+// models, the SmolLM3 one with its RoPE-free layer 1 among them.
+BOOST_AUTO_TEST_CASE(trained_models_give_the_independent_passs_scores_on_its_own_inputs)
+{
+    const double rounding = 5e-5 + 1e-9;
+    for (const char* name : {"llama_rope_induction", "neox_partial_rotary", "gpt2_learned_positions", "llama_nope_layer"}) {
+        const auto dir = test::shared_dir_or_skip(std::string("trained_models/") + name);
+        if (dir.empty()) return;
+        const auto truth = nlohmann::json::parse(std::ifstream(dir / "ground_truth.json"));
+        const auto model = model::open_model(dir);
+        const forward::decoder<double> pass(model);
+        const std::size_t layers = model.config().layers, heads = model.config().heads;
+        const auto bos = truth.at("tokens").at("bos").get<token_id>();
+        // Per head, every sample's scores: previous, duplicate, induction, then the shifts.
+        std::vector<std::vector<std::vector<double>>> samples(layers * heads);
+        std::vector<std::vector<forward::head_scores>> scores;
+        for (const auto& r : test::trained_models_draws) {
+            std::vector<token_id> tokens{bos};
+            for (int copy = 0; copy < 2; ++copy) tokens.insert(tokens.end(), std::begin(r), std::end(r));
+            (void)pass.residual_stream(tokens, forward::score_heads<double>(scores, tokens, layers, heads));
+            for (std::size_t l = 0; l < layers; ++l)
+                for (std::size_t h = 0; h < heads; ++h) {
+                    const auto& x = scores[l][h];
+                    std::vector<double> v{x.previous_token, x.duplicate_token, x.induction};
+                    v.insert(v.end(), x.by_shift.begin(), x.by_shift.end());
+                    samples[l * heads + h].push_back(std::move(v));
+                }
+        }
+        std::vector<std::pair<std::string, std::size_t>> measures{{"previous_token", 0}, {"duplicate_token", 1}, {"induction", 2}};
+        for (std::size_t m = 0; m < forward::repeat_shift_count; ++m) measures.emplace_back("shift " + std::to_string(forward::repeat_shifts[m]), 3 + m);
+        BOOST_TEST(truth.at("heads").size() == layers * heads, name << ": every head of the ground truth is compared");
+        for (std::size_t l = 0; l < layers; ++l)
+            for (std::size_t h = 0; h < heads; ++h) {
+                const std::string id = std::to_string(l) + "." + std::to_string(h);
+                const auto& t = truth.at("heads").at(id);
+                const auto& per_sample = samples[l * heads + h];
+                BOOST_TEST_REQUIRE(per_sample.size() == 20u);
+                for (const auto& [measure, index] : measures) {
+                    const auto& theirs = measure.starts_with("shift ") ? t.at("repeat_attention_by_shift").at(measure.substr(6)) : t.at("tl_scores").at(measure);
+                    double mean = 0, square = 0;
+                    for (const auto& v : per_sample) mean += v[index] / 20;
+                    for (const auto& v : per_sample) square += (v[index] - mean) * (v[index] - mean) / 20;
+                    BOOST_TEST(std::abs(mean - theirs.at("mean").get<double>()) <= rounding, name << " " << id << " " << measure << " mean " << mean << " vs " << theirs);
+                    BOOST_TEST(std::abs(std::sqrt(square) - theirs.at("std").get<double>()) <= rounding, name << " " << id << " " << measure << " std " << std::sqrt(square) << " vs " << theirs);
+                }
+            }
+    }
+}
+
+// qkov detect's own sampling on the same trained models: the test above holds the pass and the
+// scores to the independent NumPy forward pass of ../shared/trained_models on its very inputs; this
+// one holds detect_heads' draws and statistics to it. Our draws come from another generator, so
+// the means are compared as two estimates of one expectation: within 4 standard errors of their
+// difference (the ground truth's std over its 20 draws, ddof 0, and our spread over ours) plus 0.02
+// for what the draws differ in besides chance (numpy draws ids 3 .. V-1, we draw every id but BOS).
+// The TL scores and the repeat attention by shift s = -1 .. 2 of every head; then the behaviours
+// the ground truth's numbers imply, away from its stated borderline (normalized score in
+// (0.4, 0.6)), must be the ones shown.
 BOOST_AUTO_TEST_CASE(trained_models_match_an_independent_forward_pass)
 {
-    for (const char* name : {"llama_rope_induction", "neox_partial_rotary", "gpt2_learned_positions"}) {
+    for (const char* name : {"llama_rope_induction", "neox_partial_rotary", "gpt2_learned_positions", "llama_nope_layer"}) {
         const auto dir = test::shared_dir_or_skip(std::string("trained_models/") + name);
         if (dir.empty()) return;
         std::ifstream in(dir / "ground_truth.json");
@@ -823,6 +882,7 @@ BOOST_AUTO_TEST_CASE(trained_models_match_an_independent_forward_pass)
         detect::detection_options o;
         o.length = 50, o.samples = 20, o.seed = 2025;
         const auto r = detect::detect_heads(pass, o);
+        BOOST_TEST_REQUIRE(r.per_head.size() == truth.at("heads").size());  // every head judged, none when empty
         const double samples = 20, truth_draws = 20, attainable = 50.0 / 101;
         const auto agrees = [&](const detect::score_statistics& ours, const nlohmann::json& theirs) {
             const double error = std::sqrt(ours.spread * ours.spread / samples + std::pow(theirs.at("std").get<double>(), 2) / truth_draws);
