@@ -15,8 +15,7 @@ int main(int argc, char* argv[])
     const int status = boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
     const auto& absent = qkov::test::absent_shared_paths();
     if (status != 0 || absent.empty()) return status;
-    std::cout << "SKIPPED: the cases that read these files returned before their checks:";
-    for (const auto& p : absent) std::cout << ' ' << p;
-    std::cout << std::endl;
+    std::cout << "SKIPPED: " << absent.size() << " shared paths absent (listed above): the cases that read them returned before their checks"
+              << std::endl;
     return qkov::test::skipped_exit_code;
 }
