@@ -36,6 +36,14 @@ static_assert(gap_2048.exceeds(0.0) == certainty::holds, "R5: q_{n+1}^T k_m < (d
 static_assert(gap_4096.exceeds(0.0) == certainty::holds, "R5: q_{n+1}^T k_m < (d/2) alpha for 1 <= n - m <= 4096");
 // The gap exceeds alpha over the whole window of 4096.
 static_assert(gap_4096.exceeds(1.0) == certainty::holds, "R5: the certified gap over 4096 positions exceeds alpha");
+// The stated value, pinned from both sides: the minimum over each window is g(1) =
+// 1.08316833838097405906... (32 - sum_l cos(theta_l), summed by mpmath at 50 digits in
+// tests/certified_values.py, apart from qkov). An enclosure too loose to state it to 1e-7 fails
+// here, so a false twin claiming a gap a hair above it is refuted, never left undecided.
+static_assert(gap_20.exceeds(1.0831683) == certainty::holds && gap_20.is_below(1.0831684) == certainty::holds,
+              "R5: the gap over 1..20 is 1.08316833838... (between 1.0831683 and 1.0831684)");
+static_assert(gap_4096.exceeds(1.0831683) == certainty::holds && gap_4096.is_below(1.0831684) == certainty::holds,
+              "R5: the gap over 1..4096 is 1.08316833838... (between 1.0831683 and 1.0831684)");
 
 // The closest competitor is the key right before the previous token: every offset 2..4096 has a
 // larger gap than offset 1.

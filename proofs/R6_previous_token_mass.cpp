@@ -41,6 +41,16 @@ static_assert(alpha10_2048.off_previous_mass.is_below(4e-5) == certainty::holds,
 static_assert(alpha100_20.mass.exceeds(0.99) == certainty::holds, "R6: alpha = 100: previous-token mass >= 0.99");
 static_assert(alpha100_20.off_previous_mass.is_below(2e-47) == certainty::holds, "R6: alpha = 100, 20 tokens: mass > 1 - 2e-47");
 static_assert(alpha100_2048.off_previous_mass.is_below(2e-47) == certainty::holds, "R6: alpha = 100, 2048 tokens: mass > 1 - 2e-47");
+// The stated values, pinned from both sides: m(1, 20) = 0.58664847948515947... and, at alpha = 100,
+// 1 - m = 1.8181376594945578...e-47 for both windows (the formula above summed by mpmath at 50
+// digits in tests/certified_values.py, apart from qkov). An enclosure too loose to state them fails
+// here, so a false twin claiming a hair more mass, or a hair less off the previous token, is
+// refuted, never undecided.
+static_assert(alpha1_20.mass.exceeds(0.5865) == certainty::holds && alpha1_20.mass.is_below(0.5867) == certainty::holds,
+              "R6: alpha = 1, 20 tokens: the mass is 0.58665 (between 0.5865 and 0.5867)");
+static_assert(alpha100_2048.off_previous_mass.exceeds(1.8181e-47) == certainty::holds &&
+                  alpha100_2048.off_previous_mass.is_below(1.8182e-47) == certainty::holds,
+              "R6: alpha = 100, 2048 tokens: 1 - mass is 1.81814e-47 (between 1.8181e-47 and 1.8182e-47)");
 
 QKOV_CERTIFIED_REPORT(R6, "previous-token mass, worst row, alpha = 1, 20 tokens (d = 64, base 10000)", alpha1_20.mass);
 QKOV_CERTIFIED_REPORT(R6, "previous-token mass, alpha = 1, 2048 tokens", alpha1_2048.mass);

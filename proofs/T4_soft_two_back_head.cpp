@@ -31,6 +31,12 @@ constexpr certified product10 = product_of_single_head_bounds(10.0);
 static_assert(alpha1.mass.exceeds(product1.upper) == certainty::holds,
               "T4: alpha = 1: the composed two-back mass exceeds the product of the single-head bounds");
 static_assert(alpha1.mass.exceeds(0.42) == certainty::holds, "T4: alpha = 1: two-back mass > 0.42 in every row");
+// Its value, pinned from both sides: min_i (A A)(i, i - 2) = 0.42303678072278673... (the 20 x 20
+// softmax pattern and its square computed by mpmath at 50 digits in tests/certified_values.py,
+// apart from qkov). An enclosure too loose to state it fails here, so a false twin claiming a hair
+// more is refuted.
+static_assert(alpha1.mass.exceeds(0.4230367) == certainty::holds && alpha1.mass.is_below(0.4230368) == certainty::holds,
+              "T4: alpha = 1: the two-back mass is 0.42303678 (between 0.4230367 and 0.4230368)");
 static_assert(alpha10.mass.exceeds(product10.upper) == certainty::holds && alpha10.off_mass.is_below(8e-5) == certainty::holds,
               "T4: alpha = 10: two-back mass > 1 - 8e-5, at least the product bound");
 static_assert(alpha100.off_mass.is_below(4e-47) == certainty::holds, "T4: alpha = 100: two-back mass > 1 - 4e-47");

@@ -48,13 +48,16 @@ def rms_norm(x, w, eps):
     return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
 
 
-def attend(q, k, v, d):
-    """q, k, v: heads x n x d (k, v already repeated for GQA); causal softmax attention."""
+def attend(q, k, v, d, on_pattern=None):
+    """q, k, v: heads x n x d (k, v already repeated for GQA); causal softmax attention.
+    on_pattern, when given, sees the heads x n x n pattern (row = query)."""
     n = q.shape[1]
     s = q @ k.transpose(0, 2, 1) / np.sqrt(d)
     s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
     s = np.exp(s - s.max(-1, keepdims=True))
     p = s / s.sum(-1, keepdims=True)
+    if on_pattern is not None:
+        on_pattern(p)
     return p @ v
 
 
@@ -125,12 +128,15 @@ def gpt_neox(w, c):
     return x @ w["embed_out.weight"].T
 
 
-def llama(w, c):
+def llama(w, c, tokens=TOKENS, on_pattern=None):
+    """Logits of LlamaForCausalLM on tokens; on_pattern(layer, heads x n x n pattern) when given.
+    rope_theta under rope_parameters (newer transformers) or at the top (older ones); a tied
+    unembedding (no lm_head.weight) is the embedding."""
     D, H, K, d = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
     eps = c["rms_norm_eps"]
-    base = c["rope_parameters"]["rope_theta"]
-    n = len(TOKENS)
-    x = w["model.embed_tokens.weight"][TOKENS]
+    base = c.get("rope_parameters", c)["rope_theta"]
+    n = len(tokens)
+    x = w["model.embed_tokens.weight"][tokens]
     for l in range(c["num_hidden_layers"]):
         p = f"model.layers.{l}."
         h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
@@ -139,14 +145,14 @@ def llama(w, c):
         v = (h @ w[p + "self_attn.v_proj.weight"].T).reshape(n, K, d).transpose(1, 0, 2)
         q, k = rotate_half_rope(q, d, base), rotate_half_rope(k, d, base)
         k, v = np.repeat(k, H // K, axis=0), np.repeat(v, H // K, axis=0)
-        z = attend(q, k, v, d).transpose(1, 0, 2).reshape(n, H * d)
+        z = attend(q, k, v, d, None if on_pattern is None else lambda a, l=l: on_pattern(l, a)).transpose(1, 0, 2).reshape(n, H * d)
         x = x + z @ w[p + "self_attn.o_proj.weight"].T
         h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         g = h @ w[p + "mlp.gate_proj.weight"].T
         u = h @ w[p + "mlp.up_proj.weight"].T
         x = x + (g / (1 + np.exp(-g)) * u) @ w[p + "mlp.down_proj.weight"].T
     x = rms_norm(x, w["model.norm.weight"], eps)
-    return x @ w["lm_head.weight"].T
+    return x @ w.get("lm_head.weight", w["model.embed_tokens.weight"]).T
 
 
 def main():

@@ -196,7 +196,8 @@ BOOST_AUTO_TEST_CASE(figures_are_png_files_and_those_without_data_are_left_out)
     // No prediction (no mean field), no labels: no per-head figure either.
     BOOST_TEST(files == (std::vector<std::string>{"cond_q.png", "cond_k.png", "qk_top_singular_value.png", "ov_top_singular_value.png",
                                                   "ov_identity_distance.png", "one_direction_q.png", "one_direction_k.png",
-                                                  "composition_strongest.png", "composition_q.png", "composition_k.png", "composition_v.png"}),
+                                                  "composition_strongest.png", "composition_q.png", "composition_k.png", "composition_v.png",
+                                                  "circuits.png"}),
                boost::test_tools::per_element());
     BOOST_TEST(!fs::exists(dir / "copying_score.png"));
     BOOST_TEST(!fs::exists(dir / "predicted_previous_token.png"));
@@ -265,10 +266,10 @@ BOOST_AUTO_TEST_CASE(positional_and_semantic_heads_get_their_own_figures)
     r.heads[2] = positional_head();
     r.heads[3] = semantic_head();
     const auto written = write_scan_figures(r, dir);
-    BOOST_TEST_REQUIRE(written.size() == 13u);
-    BOOST_TEST(written[11].file == "offset_profile_1.0.png");
-    BOOST_TEST(written[12].file == "pair_energy_1.1.png");
-    BOOST_TEST((written[11].topic == figure_topic::structure && written[11].head == std::pair<std::size_t, std::size_t>(1, 0)));
+    BOOST_TEST_REQUIRE(written.size() == 14u);
+    BOOST_TEST(written[12].file == "offset_profile_1.0.png");
+    BOOST_TEST(written[13].file == "pair_energy_1.1.png");
+    BOOST_TEST((written[12].topic == figure_topic::structure && written[12].head == std::pair<std::size_t, std::size_t>(1, 0)));
     for (const auto& f : written) BOOST_TEST(is_png(dir / f.file), f.file);
     // A head without the structure a figure draws is an error naming it, not an empty picture.
     try {

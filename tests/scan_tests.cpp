@@ -690,3 +690,53 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
     qkov::numeric::set_worker_count(0);
     if (saved_blas) qkov::numeric::set_blas_threads(*saved_blas);
 }
+
+// What --calibrate computes, against the forward pass run apart: with a calibration text the
+// scan's mu_l (the mean normed input it predicts and certifies from) is the mean of layer l's
+// normed inputs over the text's positions past BOS, each sequence run on its own with BOS put
+// first (where the model has one and the line does not start with it), and no position past the
+// 4,096 the scan reads. A fixture small enough for the sanitizer build, and a trained model.
+BOOST_AUTO_TEST_CASE(calibrated_mu_is_the_texts_mean_normed_input)
+{
+    for (const char* name : {"fixtures/models/llama", "fixtures/models/gpt2", "trained_models/llama_rope_induction"}) {
+        const auto dir = qkov::test::shared_dir_or_skip(name);
+        if (dir.empty()) return;
+        const auto model = qkov::model::open_model(dir);
+        const auto& c = model.config();
+        // Three sequences: one starting with BOS already (not doubled), two without.
+        const std::size_t bos = c.bos_token_id.value_or(0);
+        std::vector<std::vector<std::size_t>> text{{bos, 5, 9, 7, 11, 3}, {4, 4, 8, 15, 16, 23, 42}, {100, 200, 300}};
+        qkov::scan::scan_options options;
+        options.calibration = text, options.calibration_name = "(three sequences)";
+        options.keep_proxy_inputs = true;
+        const auto r = qkov::scan::scan_model(model, options);
+        BOOST_TEST_REQUIRE(r.proxy_inputs.size() == c.layers);
+        // The forward pass apart: each sequence's normed inputs at every layer, rows past BOS summed.
+        const qkov::forward::decoder<double> pass(model);
+        std::vector<qkov::model::vector> sum(c.layers, xt::zeros<double>({c.hidden_size}));
+        std::size_t rows = 0;
+        for (const auto& ids : text) {
+            std::vector<qkov::forward::token_id> run;
+            if (c.bos_token_id && ids.front() != bos) run.push_back(static_cast<qkov::forward::token_id>(bos));
+            for (const auto id : ids) run.push_back(static_cast<qkov::forward::token_id>(id));
+            const std::size_t lead = c.bos_token_id ? 1 : 0;
+            rows += run.size() - lead;
+            (void)pass.residual_stream_of(pass.embed(run), {}, [&](std::size_t l, const qkov::numeric::tensor2<double>& normed) {
+                for (std::size_t t = lead; t < normed.shape()[0]; ++t)
+                    for (std::size_t j = 0; j < c.hidden_size; ++j) sum[l](j) += normed(t, j);
+            });
+        }
+        BOOST_TEST(rows == 16u - (c.bos_token_id ? 1u : 0u) + (c.bos_token_id ? 0u : 1u));
+        for (std::size_t l = 0; l < c.layers; ++l) {
+            double worst = 0, size = 0;
+            for (std::size_t j = 0; j < c.hidden_size; ++j) {
+                const double expected = sum[l](j) / static_cast<double>(rows);
+                worst = std::max(worst, std::abs(r.proxy_inputs[l].mean(j) - expected));
+                size = std::max(size, std::abs(expected));
+            }
+            BOOST_TEST(worst <= 1e-12 * size, name << " layer " << l << ": mu differs from the text's mean normed input by " << worst);
+        }
+        // The evidence says where mu came from.
+        BOOST_TEST(r.proxy_description.find("of the calibration text (three sequences)") != std::string::npos, r.proxy_description);
+    }
+}

@@ -114,7 +114,8 @@ int scan(const scan_cli_options& o)
                                  {"copying_seconds", timing.copying_seconds},
                                  {"heads_seconds", timing.heads_seconds},
                                  {"composition_seconds", timing.composition_seconds},
-                                 {"t3_worker_seconds", timing.t3_seconds}});
+                                 {"t3_worker_seconds", timing.t3_seconds},
+                                 {"circuit_seconds", timing.circuit_seconds}});
         if (o.quiet) return;
         double worst = 0, top_cond = 0;
         for (const auto& h : heads) {

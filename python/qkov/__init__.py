@@ -97,6 +97,7 @@ class Scan(_Document):
                      target head], NaN where a pair cannot compose (target not in a later scanned
                      layer), as TransformerLens' all_composition_scores
     t3(s, t)         the T3 singular values of source head s = (layer, head) into target t
+    circuits         one row per circuit a head is labelled by (docs/SCAN-LABELS.md, "Circuits")
     facts            the stated facts about the claims (claim, statement, passed, detail)
     to_json()        the document `qkov scan PATH --json` writes, the same text
     figures(dir)     writes the scan's PNG figures; returns [{file, caption}]
@@ -116,6 +117,29 @@ class Scan(_Document):
     @property
     def heads(self):
         return _table(self.document["heads"])
+
+    @property
+    def circuits(self):
+        """One row per circuit a head is labelled by (duplicate_token, induction, repeat_shift_<s>):
+        the head, the label, the shift, what its query and key read (offset and partner heads, as
+        "layer.head" text), the diagonal test's top-1 share with its 95 % interval, the boost in
+        nats, what it writes and whether that is the next token of a repeat. Flat columns (a pandas
+        DataFrame when pandas is importable, else a list of dicts)."""
+        def partners(side):
+            return " ".join(f"{p['head'][0]}.{p['head'][1]}" for p in side["partners"])
+        rows = []
+        for c in self.document["circuits"]:
+            circuit, writes = c["circuit"], c["writes"]
+            rows.append({"layer": c["head"][0], "head": c["head"][1], "label": c["label"], "shift": circuit["shift"],
+                         "query_offset": circuit["query"]["offset"], "query_partners": partners(circuit["query"]),
+                         "key_offset": circuit["key"]["offset"], "key_partners": partners(circuit["key"]),
+                         "top1_share": circuit["top1_share"], "top1_low": circuit["top1_interval"][0], "top1_high": circuit["top1_interval"][1],
+                         "boost": circuit["boost"],
+                         "writes_offset": writes["value"]["offset"] if writes else None,
+                         "writes_partners": partners(writes["value"]) if writes else "",
+                         "writes_top1_share": writes["top1_share"] if writes else None,
+                         "predicts_next_token": c["predicts_next_token"]})
+        return _table(rows)
 
     def composition(self, kind):
         """ndarray [n_layers, n_heads, n_layers, n_heads] of the "q", "k" or "v" composition score,

@@ -16,7 +16,7 @@ try:
     import jsonschema
     import jsonschema.validators
 except ImportError:
-    print("skipped: the Python module jsonschema is missing (apt-get install python3-jsonschema)")
+    print(f"SKIPPED: the Python module jsonschema is missing for {sys.executable} (apt-get install python3-jsonschema)")
     sys.exit(77)
 
 

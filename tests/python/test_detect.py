@@ -20,6 +20,8 @@ def test_to_json_is_the_documents_bytes(name, dtype, tmp_path):
     assert detection.to_json() == cli_text
     document = json.loads(cli_text)
     model = detection.model
+    assert len(document["heads"]) == model.n_layers * model.n_heads > 0  # the loops below see every head, not none
+    assert len(qkov.BEHAVIOURS) > 0 and len(detection.behaviours) > 0
     for behaviour in qkov.BEHAVIOURS:
         scores, spreads = detection.score(behaviour), detection.spread(behaviour)
         assert scores.shape == spreads.shape == (model.n_layers, model.n_heads)

@@ -49,8 +49,10 @@ def test_weights_are_the_files_slices_in_transformer_lens_layout(name):
     model, w, _ = open_case(name)
     family = model.config["family"]
     D, H, Hkv, d = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
+    assert model.n_layers > 0
     for layer in range(model.n_layers):
         want = expected_layer(w, family, layer, D, H, Hkv, d)
+        assert len(want) == 8  # zip below pairs all eight weights, none dropped
         got = (model.W_Q(layer), model.W_K(layer), model.W_V(layer), model.W_O(layer),
                model.b_Q(layer), model.b_K(layer), model.b_V(layer), model.b_O(layer))
         shapes = [(H, D, d), (Hkv, D, d), (Hkv, D, d), (H, d, D), (H, d), (Hkv, d), (Hkv, d), (D,)]

@@ -109,6 +109,7 @@ def test_a_calibration_as_the_clis(tmp_path):
     assert from_file.to_json() == (tmp_path / "scan.json").read_text()
     from_lists = qkov.scan(path, calibrate=[[5, 17, 23, 99, 4], [6, 7, 8, 9, 10, 11]])
     assert "11 positions" in from_lists.document["proxy"]["input"]
+    assert len(from_file.document["heads"]) == len(from_lists.document["heads"]) > 0  # zip below pairs every head
     for a, b in zip(from_file.document["heads"], from_lists.document["heads"]):
         assert a["mean_field"] == b["mean_field"]
     assert from_lists.document["heads"] != qkov.scan(path).document["heads"]

@@ -108,6 +108,10 @@ inline std::vector<behaviour_rule> behaviour_rules(std::size_t length, double fr
         {"sink", "mean attention to BOS over queries 1 .. |r| (the first copy: random text)", "the attention-sink threshold of Gu et al. 2024", sink_threshold,
          mean_of(&head_behaviour::bos), spread_of(&head_behaviour::bos)},
     };
+    for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s)
+        rules.push_back({"repeat_shift_" + std::to_string(s), "the repeat score at shift " + std::to_string(s) + " (attention " + std::to_string(s) + " after the earlier copy)",
+                         majority + " (|r| / n)", fraction * repeat, [s](const head_behaviour& h) -> std::optional<double> { return h.shift(s).mean; },
+                         [s](const head_behaviour& h) -> std::optional<double> { return h.shift(s).spread; }});
     for (std::size_t k = 0; k <= forward::largest_offset; ++k) {
         if (k == 1) continue;  // offset 1 is previous_token
         rules.push_back({"offset_" + std::to_string(k), "mean A[i, i - " + std::to_string(k) + "] over queries i >= " + std::to_string(forward::largest_offset),

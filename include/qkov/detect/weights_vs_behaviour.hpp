@@ -11,14 +11,16 @@
 //                 behaviour (absence_contradicts) that was measured on the head and is absent;
 //   not tested    otherwise (nothing measured bears on the label).
 // And for a head without the label:
-//   missed        the head shows a confirming behaviour of a label it does not carry (an undecided
-//                 behaviour is not a miss: it is listed with the head, not counted).
+//   missed        the head shows a confirming behaviour of a label it does not carry, and no label it
+//                 carries predicts that behaviour (an undecided behaviour is not a miss: it is listed
+//                 with the head, not counted).
 // A contradicted label the scan certified ("certified" in its JSON) is counted apart: a certificate
 // that behaviour contradicts is a finding about the certificate's assumptions, to be read first.
 // Disagreements are findings about the model or the labels, not failures of either: the labels read
 // each head alone from the embedding side, the forward pass sees what earlier layers wrote.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -59,7 +61,14 @@ inline std::vector<label_rule> label_rules()
     position_only.insert(position_only.begin(), {"previous_token", "positional"});
     rules.push_back({"positional", positional, {}, true, "predicts attention by position: two offsets hold a majority"});
     rules.push_back({"sink", {"sink"}, {}, true, "predicts at least 0.3 of the attention on BOS"});
-    rules.push_back({"semantic", {"duplicate_token", "induction", "shifted_induction"}, position_only, false,
+    rules.push_back({"duplicate_token", {"duplicate_token"}, {}, true, "predicts a majority of the attention on the earlier copy of the query's token"});
+    rules.push_back({"induction", {"induction"}, {}, true, "predicts a majority of the attention on the token after the earlier copy"});
+    for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s)
+        rules.push_back({"repeat_shift_" + std::to_string(s), {"repeat_shift_" + std::to_string(s)}, {}, true,
+                         "predicts a majority of the attention " + std::to_string(s) + " after the earlier copy"});
+    std::vector<std::string> by_content{"duplicate_token", "induction"};
+    for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s) by_content.push_back("repeat_shift_" + std::to_string(s));
+    rules.push_back({"semantic", by_content, position_only, false,
                      "predicts attention by content; on repeated tokens content shows as attention to, or next to, the earlier copy, and "
                      "attention by position alone contradicts it"});
     rules.push_back({"copy", {"copy"}, {}, true, "predicts that the head's output raises the token it attends to"});
@@ -186,8 +195,20 @@ inline comparison compare_weights_with_behaviour(const std::vector<weight_labels
             if (v.outcome == verdict::contradicted && v.certified) ++counts.certified_contradicted;
             out.verdicts.push_back(std::move(v));
         }
+        // A behaviour is missed when no label the head carries predicts it: a head labelled
+        // induction that shows induction has not missed `semantic`, which induction also confirms.
+        const auto predicted = [&](const std::string& behaviour) {
+            for (const auto& label : w.labels)
+                if (const label_rule* r = rule_of(label); r && std::find(r->confirming.begin(), r->confirming.end(), behaviour) != r->confirming.end()) return true;
+            return false;
+        };
+        const auto missed = [&](const label_rule& rule) {
+            for (const auto& b : rule.confirming)
+                if (h.shows(b) && !predicted(b)) return true;
+            return false;
+        };
         for (const auto& rule : rules)
-            if (!w.has(rule.label) && detail::shows_any(h, rule.confirming)) {
+            if (!w.has(rule.label) && missed(rule)) {
                 out.verdicts.push_back({w.layer, w.head, rule.label, verdict::missed, false, detail::shown_list(h)});
                 ++detail::counts_of(out, rule.label).missed;
             }

@@ -14,8 +14,10 @@ namespace qkov::forward {
 /// The largest key offset whose attention is measured (offsets 0 .. largest_offset).
 inline constexpr std::size_t largest_offset = 8;
 
-/// The shifts s of the repeat-attention template, in the order head_scores::by_shift holds them.
-inline constexpr int repeat_shifts[] = {-1, 0, 1, 2};
+/// The shifts s of the repeat-attention template, in the order head_scores::by_shift holds them:
+/// one before the earlier copy to largest_offset after it, the shifts a composed circuit can give a
+/// head (scan/circuit_search.hpp: a key reading up to largest_offset tokens back).
+inline constexpr int repeat_shifts[] = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8};
 inline constexpr std::size_t repeat_shift_count = std::size(repeat_shifts);
 
 /// The index of shift s in repeat_shifts (s must be one of them).

@@ -40,6 +40,8 @@ struct series_style {
     std::optional<rgb> colour{};  // default: the next palette colour
     int line_width = 2;         // pixels; 0 draws no line (markers only)
     bool markers = false;       // a dot at every data point
+    bool segments = false;      // lines between points 0-1, 2-3, ... only: many separate edges as one series (a graph)
+    bool in_legend = true;      // false: left out of the legend (points that only widen the axes, say)
 };
 
 enum class legend_position { best, upper_left, upper_right, lower_left, lower_right, none };
@@ -102,7 +104,7 @@ public:
             const auto px = [&](std::size_t i) { return axis_pixel(area, axis_side::bottom, x_scale.fraction(s.x[i])); };
             const auto py = [&](std::size_t i) { return axis_pixel(area, axis_side::left, y_scale.fraction(s.y[i])); };
             if (s.style.line_width > 0)
-                for (std::size_t i = 0; i + 1 < s.x.size(); ++i)
+                for (std::size_t i = 0; i + 1 < s.x.size(); i += s.style.segments ? 2 : 1)
                     image.draw_line(px(i), py(i), px(i + 1), py(i + 1), *s.style.colour, s.style.line_width, area);
             if (s.style.markers || s.x.size() == 1)  // a single point would be invisible as a line
                 for (std::size_t i = 0; i < s.x.size(); ++i) draw_marker(image, px(i), py(i), *s.style.colour, area);
@@ -155,13 +157,18 @@ private:
         if (options_.legend == legend_position::none) return;
         constexpr int sample = 24, inset = 8;
         int name_width = 0, row = 0;
-        for (const auto& s : series_) {
+        std::vector<const plotted_series*> listed;
+        for (const auto& s : series_)
+            if (s.style.in_legend) listed.push_back(&s);
+        if (listed.empty()) return;
+        for (const auto* ps : listed) {
+            const auto& s = *ps;
             const auto [w, h] = text.measure(s.name, figure_style::tick_font);
             name_width = std::max(name_width, w);
             row = std::max(row, h);
         }
         const int box_w = figure_style::gap * 3 + sample + name_width;
-        const int box_h = figure_style::gap * 2 + row * static_cast<int>(series_.size());
+        const int box_h = figure_style::gap * 2 + row * static_cast<int>(listed.size());
         const auto box_at = [&](legend_position p) {
             const bool left = p == legend_position::upper_left || p == legend_position::lower_left;
             const bool upper = p == legend_position::upper_left || p == legend_position::upper_right;
@@ -181,14 +188,14 @@ private:
         const pixel_rect box = box_at(where);
         image.fill_rect(box, white);
         image.outline_rect(box, figure_style::grid);
-        for (std::size_t i = 0; i < series_.size(); ++i) {
+        for (std::size_t i = 0; i < listed.size(); ++i) {
             const int y = box.top + figure_style::gap + row * static_cast<int>(i) + row / 2;
             const int x = box.left + figure_style::gap;
-            const auto& style = series_[i].style;
+            const auto& style = listed[i]->style;
             if (style.line_width > 0)
                 image.draw_line(x, y, x + sample - 1, y, *style.colour, style.line_width, box);
             if (style.markers || style.line_width == 0) draw_marker(image, x + sample / 2.0, y, *style.colour, box);
-            text.draw(image, series_[i].name, x + sample + figure_style::gap, y, figure_style::tick_font,
+            text.draw(image, listed[i]->name, x + sample + figure_style::gap, y, figure_style::tick_font,
                       figure_style::ink, text_align::start, text_align::center);
         }
     }

@@ -54,6 +54,14 @@ namespace qkov {
     throw std::domain_error("qkov: interval division by an interval containing 0");
 }
 
+/// In constant evaluation, a product of finite interval ends beyond the largest double, where the
+/// two evaluators would disagree (g++ refuses the multiplication unnamed, clang rounds it to
+/// infinity). Not called at run time, where the enclosure [DBL_MAX, inf] holds the product.
+[[noreturn]] inline void interval_overflow_in_constant_evaluation()
+{
+    throw std::overflow_error("qkov: an interval product overflows the largest double in constant evaluation");
+}
+
 /// A number with a denominator other than a power of two was converted to dyadic_gaussian.
 [[noreturn]] inline void not_a_dyadic_number()
 {

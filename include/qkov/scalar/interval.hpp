@@ -11,7 +11,9 @@
 // may be: -O3 -march=native with contraction into fused multiply-adds). -ffast-math is refused.
 //
 // An interval is a set of reals: an end may be infinite only on its own side (-inf below, +inf
-// above; an overflow gives [DBL_MAX, inf]), so a point [x, x] is always a finite real.
+// above; an overflow gives [DBL_MAX, inf] at run time, and a product of finite ends that overflows
+// in constant evaluation stops at interval_overflow_in_constant_evaluation, the same on both
+// evaluators), so a point [x, x] is always a finite real.
 //
 // Comparisons are three-valued: holds, fails or undecided (the enclosures overlap). A proof
 // may only use `holds`; undecided is never success. operator== compares enclosures, not reals
@@ -114,6 +116,9 @@ public:
 
     friend constexpr interval operator*(const interval& a, const interval& b)
     {
+        if (std::is_constant_evaluated()) {
+            refuse_overflow(a.lo_, b.lo_), refuse_overflow(a.lo_, b.hi_), refuse_overflow(a.hi_, b.lo_), refuse_overflow(a.hi_, b.hi_);
+        }
         const double p0 = a.lo_ * b.lo_, p1 = a.lo_ * b.hi_, p2 = a.hi_ * b.lo_, p3 = a.hi_ * b.hi_;
         if (p0 != p0 || p1 != p1 || p2 != p2 || p3 != p3) invalid_interval_detected();  // 0 * inf
         const double lo01 = p1 < p0 ? p1 : p0, lo23 = p3 < p2 ? p3 : p2;
@@ -144,6 +149,19 @@ public:
     [[nodiscard]] constexpr bool is_zero() const { return lo_ == 0.0 && hi_ == 0.0; }
 
 private:
+    // In constant evaluation, x y of finite x, y beyond DBL_MAX: g++'s evaluator refuses the
+    // multiplication without naming it and clang's rounds it to infinity, so the evaluators would
+    // disagree; both stop at the named failure instead, before multiplying. |x y| <= max(|x|, |y|)
+    // when either is at most 1; otherwise DBL_MAX / |y| is finite and |x| > DBL_MAX / |y| flags every
+    // overflow except products within rounding of DBL_MAX, which each evaluator then handles as
+    // before (refused by g++, [DBL_MAX, inf] with clang: still an enclosure).
+    static constexpr void refuse_overflow(double x, double y)
+    {
+        constexpr double largest = std::numeric_limits<double>::max();
+        const double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
+        if (ax <= largest && ay <= largest && ax > 1.0 && ay > 1.0 && ax > largest / ay) interval_overflow_in_constant_evaluation();
+    }
+
     // A double <= x and a double >= x: x itself when it is a double; for a long double the
     // neighbours of x; for an integer that is no double, one ulp outwards of the conversion (which
     // is within half an ulp of the integer, so one ulp outwards encloses it).

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "qkov/scan/circuit_evidence.hpp"
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/scan/mean_field_evidence.hpp"
 #include "qkov/scan/token_copying_result.hpp"
@@ -42,7 +43,14 @@ inline constexpr label_rule label_rules[] = {
     {"sink", "predicted attention to BOS >= 0.3", "the attention-sink threshold of Gu et al. (arXiv 2410.10781)", "sink"},
     {"semantic", "positional swing over offsets 0 .. window <= ln 2, certified; two standard deviations of a key's content score >= ln 2; not positional",
      "position alone cannot double any key's weight against another while content can, so what the head attends to is decided by content",
-     "duplicate_token, induction or shifted_induction"},
+     "duplicate_token, induction or repeat_shift_<s>"},
+    {"duplicate_token", "not positional; the head's direct QK circuit on the tokens' effective embeddings: the query's own token wins its row (top-1 share >= 1/2, averaged over offsets spread over the context)",
+     "a majority of the tokens raise the key holding the same token above every other key: on a repeat the head attends to the earlier copy",
+     "duplicate_token"},
+    {"induction", "not positional; the strongest composed circuit has shift 1 (the key reads the token one further back than the query does) and wins its row for a majority of the tokens",
+     "on a repeat the key one after an earlier occurrence of the query's context holds the matching token for a majority of the tokens", "induction"},
+    {"repeat_shift_<s>", "not positional; the strongest composed circuit has shift s >= 2 and wins its row for a majority of the tokens",
+     "as induction, s positions after the earlier occurrence (a head that copies the next token through V-composition can attend there)", "repeat_shift_<s>"},
     {"copy", "share of tokens that are the top-1 of their own OV row >= 1/2, and centred eigenvalue score >= 0.7",
      "the head raises most tokens it reads above every other token (per token), and its OV circuit is positive in aggregate (claim K2)", "copy"},
     {"copy_suppression", "share of tokens in the bottom 10 of their own OV row >= 1/2, and centred eigenvalue score <= -0.7",
@@ -63,6 +71,8 @@ struct label_thresholds {
     std::size_t queries = 50;            ///< the proxy sequence's length past BOS (the last query)
     std::size_t copy_tokens = 4096;      ///< tokens read by the per-token test (all of V when V is at most this)
     std::size_t content_tokens = 512;    ///< of those, the tokens whose content the predicted attention draws from
+    std::size_t circuit_tokens = 4096;   ///< of those, the tokens the circuit search's diagonal tests read (rows and columns)
+    double circuit_share = 0.5;          ///< a circuit label: its top-1 share reaches this
     double content_deviations = 2;       ///< certificates hold for every content within this many standard deviations
     // The seeds' searches (construction checks, claims R7 and R12).
     double one_direction = 0.9;      ///< sigma_1^2 / sum sigma^2 of W_q and of W_k (R7: 1 for seed 001's head)
@@ -116,6 +126,7 @@ struct label_evidence {
     const token_copying* copying = nullptr;
     std::string copying_missing;
     std::optional<double> centred_copying_score;
+    const head_circuit* circuit = nullptr;  ///< the head's circuit, when its search found one (circuit_search.hpp)
 };
 
 inline head_labels label_head(const head_structure& s, const label_evidence& e, const label_thresholds& t)
@@ -174,6 +185,9 @@ inline head_labels label_head(const head_structure& s, const label_evidence& e, 
     } else {
         for (const char* l : {"previous_token", "positional", "sink", "semantic"}) out.undecided.push_back({l, e.mean_field_missing});
     }
+    // Content that decides where a position-bound head looks cannot be read from its weights: a head
+    // whose attention position decides gets no circuit label, whatever its content circuit would do.
+    if (e.circuit && !positional) give(e.circuit->label, false);
     if (const auto* c = e.copying) {
         const double eig = e.centred_copying_score.value_or(NAN);
         if (c->top1_share >= t.copy_top1 && eig >= t.copying) give("copy", false);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "qkov/model/head_weights.hpp"
+#include "qkov/scan/circuit_evidence.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/scan/mean_field_evidence.hpp"
@@ -48,6 +49,7 @@ struct head_metrics {
     head_structure structure;             ///< position and content structure of W_q, W_k (head_structure.hpp)
     std::optional<mean_field_evidence> mean_field;   ///< predicted attention on the proxy input (mean_field.hpp)
     std::optional<token_copying> per_token_copying;  ///< per-token copying through the read-out (token_copying.hpp)
+    std::optional<circuit_search_result> circuits;   ///< the composed circuits the head could read (circuit_search.hpp); nullopt: not searched
     head_labels labels;                   ///< hypotheses from that evidence (head_labels.hpp)
 };
 

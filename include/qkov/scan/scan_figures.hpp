@@ -6,6 +6,9 @@
 // - the composition graph as a source head x target head heatmap of the strongest of the Q, K
 //   and V scores (composition_edges.hpp), and one per kind; pairs that cannot compose (target not
 //   in a later layer) grey, on a log colour scale when the scores span a decade. Both axes name heads "layer.head", with a tick at each layer's head 0;
+// - the circuits (circuit_search.hpp) as a graph over layer and head: every head a grey dot, the
+//   strongest composition edges in grey, and each labelled circuit's edges apart from them, one
+//   colour per role (what its query reads, its key reads, what it writes), its head marked;
 // - per head with a RoPE offset profile (the positional heads, head_structure.hpp), its score
 //   against the offset, log offset axis, the score at offset 0 as a reference line; per head
 //   found by the bottom-heavy search (R12), the QK energy share of each RoPE pair, slow pairs in their own colour,
@@ -200,6 +203,50 @@ inline scan_figure write_pair_energy(const head_metrics& h, const std::filesyste
     return {file, name + " energy per RoPE pair", figure_topic::structure, std::pair(h.layer, h.head)};
 }
 
+/// The circuit graph (above): `edges` strongest composition edges behind the circuits. Throws
+/// std::invalid_argument when the scan has no pairs (one layer: nothing composes).
+inline scan_figure write_circuit_graph(const scan_result& r, const std::filesystem::path& dir, std::size_t edges = 20)
+{
+    if (r.composition.empty()) throw std::invalid_argument("qkov: the scan has no composition pairs to draw a circuit graph of");
+    std::size_t circuits = 0;
+    for (const auto& h : r.heads) circuits += h.circuits && h.circuits->circuit && h.labels.labels.end() != std::find(h.labels.labels.begin(), h.labels.labels.end(), h.circuits->circuit->label);
+    const std::string title = circuits == 0 ? "composition graph: no circuit found" : report::format("composition graph: %zu circuits", circuits);
+    report::line_plot plot({.title = title, .x_label = "layer", .y_label = "head", .legend = report::legend_position::upper_right});
+    std::vector<double> x, y;
+    double top = 0;
+    for (const auto& h : r.heads) x.push_back(static_cast<double>(h.layer)), y.push_back(static_cast<double>(h.head)), top = std::max(top, y.back());
+    // Room above the heads for the legend: invisible points that only widen the head axis.
+    plot.add_series("", {x.front(), x.back()}, {-0.3, top + 0.3 + 0.5 * (top + 1)}, {.line_width = 0, .in_legend = false});
+    plot.add_series("heads", x, y, {.colour = report::rgb{170, 170, 170}, .line_width = 0, .markers = true});
+    // A side's edges shifted a little up or down at both ends, so the query's, the key's and the
+    // value's edges from one partner stay apart where they run side by side.
+    const auto segment = [](std::vector<double>& xs, std::vector<double>& ys, std::size_t l1, std::size_t h1, std::size_t l2, std::size_t h2, double shift = 0) {
+        xs.insert(xs.end(), {static_cast<double>(l1), static_cast<double>(l2)}),
+            ys.insert(ys.end(), {static_cast<double>(h1) + shift, static_cast<double>(h2) + shift});
+    };
+    std::vector<double> ex, ey;
+    for (const auto& e : strongest_edges(r.composition, edges)) segment(ex, ey, e.pair->source_layer, e.pair->source_head, e.pair->target_layer, e.pair->target_head);
+    if (!ex.empty()) plot.add_series("strongest composition edges", ex, ey, {.colour = report::rgb{200, 200, 200}, .line_width = 1, .segments = true});
+    std::vector<double> qx, qy, kx, ky, vx, vy, hx, hy;
+    for (const auto& h : r.heads) {
+        if (!h.circuits || !h.circuits->circuit) continue;
+        const auto& c = *h.circuits->circuit;
+        if (std::find(h.labels.labels.begin(), h.labels.labels.end(), c.label) == h.labels.labels.end()) continue;
+        for (const auto& p : c.circuit.query.partners) segment(qx, qy, p.layer, p.head, h.layer, h.head, 0.06);
+        for (const auto& p : c.circuit.key.partners) segment(kx, ky, p.layer, p.head, h.layer, h.head);
+        if (c.output)
+            for (const auto& p : c.output->value.partners) segment(vx, vy, p.layer, p.head, h.layer, h.head, -0.06);
+        hx.push_back(static_cast<double>(h.layer)), hy.push_back(static_cast<double>(h.head));
+    }
+    if (!qx.empty()) plot.add_series("what a circuit's query reads", qx, qy, {.colour = report::series_palette[1], .line_width = 3, .segments = true});
+    if (!kx.empty()) plot.add_series("what its key reads", kx, ky, {.colour = report::series_palette[0], .line_width = 3, .segments = true});
+    if (!vx.empty()) plot.add_series("what it writes (V-composition)", vx, vy, {.colour = report::series_palette[2], .line_width = 3, .segments = true});
+    if (!hx.empty()) plot.add_series("circuit heads", hx, hy, {.colour = report::series_palette[6], .line_width = 0, .markers = true});
+    const std::string file = "circuits.png";
+    plot.save(dir / file);
+    return {file, title, figure_topic::composition};
+}
+
 /// Draws every figure of `r` into `dir` (created if absent) and lists what it wrote, in order.
 /// Throws std::runtime_error naming the file that could not be written.
 inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const std::filesystem::path& dir)
@@ -249,6 +296,7 @@ inline std::vector<scan_figure> write_scan_figures(const scan_result& r, const s
     };
     for (const auto& [file, title, score] : graphs)
         if (auto f = detail::draw_composition(r, axis, file, title, score, dir)) written.push_back(std::move(*f));
+    if (!r.composition.empty()) written.push_back(write_circuit_graph(r, dir));
 
     // The per-pair energy is the bottom-heavy search's evidence (claim R12): drawn for the heads it finds.
     const auto found_by = [](const head_metrics& h, const std::string& search) {

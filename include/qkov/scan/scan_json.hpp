@@ -3,6 +3,7 @@
 // reads the labels back through scan_json_keys, so each key is spelled once.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -68,6 +69,52 @@ inline nlohmann::json mean_field_json(const std::optional<mean_field_evidence>& 
             {"previous_token_lower_bound", optional_number(m->previous_lower)},
             {"certificates_hold_within_content_deviations", m->content_deviations},
             {"certificate_inputs_sha256", m->inputs_sha256}};
+}
+
+inline nlohmann::json circuit_side_json(const circuit_side& s)
+{
+    nlohmann::json partners = nlohmann::json::array();
+    for (const auto& p : s.partners) partners.push_back({{"head", {p.layer, p.head}}, {"attention", p.attention}, {"share", p.share}});
+    return {{"offset", s.offset}, {"partners", std::move(partners)}};
+}
+
+inline nlohmann::json circuit_candidate_json(const circuit_candidate& c)
+{
+    nlohmann::json tests = nlohmann::json::array();
+    for (const auto& t : c.by_offset)
+        tests.push_back({{"offset", t.offset}, {"top1_share", t.top1_share}, {"top5_share", t.top5_share}, {"median_margin", t.median_margin},
+                         {"median_boost", t.median_boost}});
+    return {{"shift", c.shift},
+            {"query", circuit_side_json(c.query)},
+            {"key", circuit_side_json(c.key)},
+            {"top1_share", c.top1_share},
+            {"top5_share", c.top5_share},
+            {"boost", c.boost},
+            {"top1_interval", {c.top1_interval.first, c.top1_interval.second}},
+            {"tokens", c.tokens},
+            {"vocabulary", c.vocabulary},
+            {"by_offset", std::move(tests)}};
+}
+
+inline nlohmann::json head_circuit_json(const head_circuit& c)
+{
+    nlohmann::json writes = nullptr;
+    if (c.output)
+        writes = {{"value", circuit_side_json(c.output->value)},
+                  {"top1_share", c.output->top1_share},
+                  {"top1_interval", {c.output->top1_interval.first, c.output->top1_interval.second}}};
+    return {{"label", c.label}, {"circuit", circuit_candidate_json(c.circuit)}, {"writes", std::move(writes)}, {"predicts_next_token", c.predicts_next_token}};
+}
+
+/// A head's circuit search: its three strongest candidates and the circuit it is labelled by.
+inline nlohmann::json circuits_json(const std::optional<circuit_search_result>& r)
+{
+    if (!r) return nullptr;
+    nlohmann::json candidates = nlohmann::json::array();
+    for (std::size_t i = 0; i < r->candidates.size() && i < 3; ++i) candidates.push_back(circuit_candidate_json(r->candidates[i]));
+    return {{"missing", r->missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r->missing)},
+            {"candidates", std::move(candidates)},
+            {"strongest", r->circuit ? head_circuit_json(*r->circuit) : nlohmann::json(nullptr)}};
 }
 
 inline nlohmann::json token_copying_json(const std::optional<token_copying>& c)
@@ -151,6 +198,7 @@ inline nlohmann::json head_json(const head_metrics& h)
             {"seed_searches", h.labels.seed_searches},
             {k::mean_field, mean_field_json(h.mean_field)},
             {k::token_copying, token_copying_json(h.per_token_copying)},
+            {"circuits", circuits_json(h.circuits)},
             {"evidence", structure_json(h)}};
 }
 
@@ -165,6 +213,7 @@ inline nlohmann::json thresholds_json(const scan_result& r)
             {"copying", t.copying},               {"suppression_bottom10", t.suppression_bottom10},
             {"window", t.window},                 {"queries", t.queries}, {"content_tokens", t.content_tokens},
             {"copy_tokens", t.copy_tokens},       {"content_deviations", t.content_deviations},
+            {"circuit_tokens", t.circuit_tokens}, {"circuit_share", t.circuit_share},
             {"one_direction", t.one_direction},
             {"constant_reading", t.constant_reading}, {"slow_share", t.slow_share},
             {"context", t.context},               {"tokens_sampled", r.tokens_sampled},
@@ -205,6 +254,21 @@ inline nlohmann::json strongest_edges_json(const std::vector<std::pair<std::size
 } // namespace detail
 
 namespace detail {
+/// The circuits the heads are labelled by, in the heads' order: the document's list of circuits.
+inline nlohmann::json circuits_list_json(const std::vector<head_metrics>& heads)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& h : heads) {
+        if (!h.circuits || !h.circuits->circuit) continue;
+        const auto& c = *h.circuits->circuit;
+        if (std::find(h.labels.labels.begin(), h.labels.labels.end(), c.label) == h.labels.labels.end()) continue;  // a positional head's circuit is not its label
+        nlohmann::json entry = head_circuit_json(c);
+        entry["head"] = {h.layer, h.head};
+        list.push_back(std::move(entry));
+    }
+    return list;
+}
+
 /// One composition pair of the document.
 inline nlohmann::json pair_json(const composition_score& p)
 {
@@ -249,6 +313,7 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     }
     j[k::facts] = facts_json(facts);
     j[k::strongest_edges] = strongest_edges_json(ids, r.composition);
+    j[k::circuits] = circuits_list_json(r.heads);
     return j;
 }
 } // namespace detail

@@ -49,6 +49,7 @@ inline constexpr const char* statement = "statement";
 inline constexpr const char* passed = "passed";
 inline constexpr const char* detail = "detail";
 inline constexpr const char* strongest_edges = "strongest_edges";
+inline constexpr const char* circuits = "circuits";
 inline constexpr const char* cond_q = "cond_q";
 inline constexpr const char* cond_k = "cond_k";
 inline constexpr const char* reconstruction_residual = "reconstruction_residual";

@@ -133,6 +133,50 @@ inline report::table threshold_table(const label_thresholds& t)
     return table;
 }
 
+/// "offset 1 through 0.1 (0.98), 0.3" or "its own token" for offset 0.
+inline std::string side_text(const circuit_side& s)
+{
+    if (s.offset == 0) return "its own token";
+    std::string text = report::format("the token %zu back, through ", s.offset);
+    for (std::size_t i = 0; i < s.partners.size() && i < 3; ++i)
+        text += (i ? ", " : "") + head_name(s.partners[i].layer, s.partners[i].head) + report::format(" (%.0f %%)", 100 * s.partners[i].share);
+    return s.partners.empty() ? text + "the earlier layers" : text;
+}
+
+/// The circuits the heads are labelled by: what each reads on each side, how often the diagonal
+/// wins and by how much, and what it writes.
+inline std::string circuits_section(const scan_result& r)
+{
+    std::string s = "## Circuits\n\n";
+    s += "A head whose query reads the token k_q back and whose key the token k_k back (through what earlier heads write at those offsets, "
+         "or its own token) attends on a repeat to the token s = k_k - k_q after an earlier occurrence: `duplicate_token` (s = 0), "
+         "`induction` (s = 1), `repeat_shift_<s>`. The test: the share of tokens whose matching key wins its row of the composed QK "
+         "circuit (top-1), averaged over query-key offsets spread over the context; the boost: how far the match raises the key's score, in "
+         "nats (docs/SCAN-LABELS.md, \"Circuits\").\n\n";
+    report::table table({"head", "label", "query reads", "key reads", "top-1 [95 %]", "boost", "writes", "predicts the next token"});
+    for (const auto& h : r.heads) {
+        if (!h.circuits || !h.circuits->circuit) continue;
+        const auto& c = *h.circuits->circuit;
+        if (std::find(h.labels.labels.begin(), h.labels.labels.end(), c.label) == h.labels.labels.end()) continue;
+        const std::string writes = !c.output ? "-"
+                                   : c.output->value.offset == 0
+                                       ? report::format("its own token (top-1 %.2f)", c.output->top1_share)
+                                       : side_text(c.output->value) + report::format(" (top-1 %.2f)", c.output->top1_share);
+        table.add_row({head_name(h.layer, h.head), c.label, side_text(c.circuit.query), side_text(c.circuit.key),
+                       report::format("%.2f [%.2f, %.2f]", c.circuit.top1_share, c.circuit.top1_interval.first, c.circuit.top1_interval.second),
+                       report::format("%.1f", c.circuit.boost), writes, c.predicts_next_token ? "yes" : "no"});
+    }
+    if (table.rows().empty()) {
+        bool searched = false;
+        for (const auto& h : r.heads) searched = searched || (h.circuits && h.circuits->missing.empty());
+        s += searched ? "No head's composed circuit wins its diagonal for a majority of the tokens.\n\n"
+                      : "No circuit was searched: it needs the forward pass's token rows and a layer with earlier ones.\n\n";
+        return s;
+    }
+    s += table.markdown() + "\n";
+    return s;
+}
+
 } // namespace detail
 
 /// The seeds' questions answered on the model at hand, with numbers: are positional heads rank-1
@@ -252,6 +296,7 @@ inline std::string scan_markdown(const scan_result& r, const markdown_options& o
     if (!any_label) s += "No head is labelled.\n\n";
 
     s += seeds_answered(r);
+    s += detail::circuits_section(r);
 
     s += "## Composition\n\n";
     if (r.composition.empty()) {

@@ -228,6 +228,7 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
     merged[k::scanned_layers] = {0, layers - 1};
     auto& heads = merged[k::heads] = nlohmann::json::array();
     auto& composition = merged[k::composition] = nlohmann::json::array();
+    auto& circuits = merged[k::circuits] = nlohmann::json::array();
     std::vector<head_fact_inputs> fact_inputs;
     std::vector<std::pair<std::size_t, std::size_t>> ids;
     std::vector<composition_score> scores;
@@ -245,6 +246,10 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
             scores.push_back(detail::pair_scores(j[k::composition][i], std::string(k::composition) + "[" + std::to_string(i) + "]", c.shard->name));
             composition.push_back(j[k::composition][i]);
         }
+        // A shard's circuits are those of its heads (their later side is in its layers), in its heads' order.
+        const auto listed = j.find(k::circuits);
+        if (listed == j.end() || !listed->is_array()) throw scan_merge_error("qkov: " + c.shard->name + ": \"" + k::circuits + "\" is not a list");
+        for (const auto& circuit : *listed) circuits.push_back(circuit);
     }
     merged[k::facts] = detail::facts_json(model_facts(fact_inputs));
     merged[k::strongest_edges] = detail::strongest_edges_json(ids, scores);

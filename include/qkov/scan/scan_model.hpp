@@ -29,6 +29,7 @@
 #include "qkov/scan/head_measurement.hpp"
 #include "qkov/scan/structure_measurement.hpp"
 #include "qkov/scan/head_prediction.hpp"
+#include "qkov/scan/layer_circuits.hpp"
 #include "qkov/scan/proxy_dump.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/scan_options.hpp"
@@ -77,6 +78,7 @@ struct model_evidence {
     std::string readout_missing;
     std::optional<effective_inputs> calibration;  ///< the user's text, when given: the content rows instead of the read-out's
     std::optional<effective_inputs> layer_zero;   ///< without the forward pass: the tokens' inputs at layer 0, which needs none of it
+    std::vector<double> residual_scale;  ///< per layer, as the pass reaches it: the residual's mean size at its input over the token rows (the norm's divisor)
     std::optional<forward::layer_stepper<double>> stepper;  ///< the runs: [the proxy sequence, the token chunks, the calibration runs]
 
     /// Per layer, the rows mu_l and the content come from, and each row's position.
@@ -105,6 +107,7 @@ struct model_evidence {
         const std::size_t chunks = readout->effective.reads.size();
         while (stepper->next_layer() <= l) {
             const std::size_t at = stepper->next_layer();
+            residual_scale.at(at) = token_residual_scale(chunks);
             stepper->step([&](std::size_t run, const numeric::tensor2<double>& normed) {
                 if (run == 0) proxy.receive(at, normed);
                 else if (run <= chunks) readout->effective.receive(at, run - 1, normed);
@@ -114,6 +117,29 @@ struct model_evidence {
             if (at < l) release(at);
         }
         pass.decoder->release_streamed_layer();  // the layer's weights are not needed while its heads are scanned
+    }
+
+    /// The mean over the token chunks' rows of what the next layer's norm divides its input by:
+    /// sqrt(mean(x^2) + eps), of x less its mean under LayerNorm.
+    [[nodiscard]] double token_residual_scale(std::size_t chunks) const
+    {
+        const auto& c = pass.decoder->config();
+        double sum = 0;
+        std::size_t count = 0;
+        for (std::size_t r = 0; r < chunks; ++r) {
+            const auto& x = stepper->residuals().at(r + 1);
+            const std::size_t D = x.shape()[1];
+            for (const auto& [row, at] : readout->effective.reads.at(r)) {
+                double mean = 0, square = 0;
+                if (c.norm == io::norm_kind::layer_norm) {
+                    for (std::size_t j = 0; j < D; ++j) mean += x(at, j);
+                    mean /= static_cast<double>(D);
+                }
+                for (std::size_t j = 0; j < D; ++j) square += (x(at, j) - mean) * (x(at, j) - mean);
+                sum += std::sqrt(square / static_cast<double>(D) + c.norm_eps), ++count;
+            }
+        }
+        return count == 0 ? 1.0 : sum / static_cast<double>(count);
     }
 
     /// Lets go of layer l's content rows (its proxy input, N + 1 rows, stays).
@@ -135,6 +161,7 @@ inline model_evidence read_model_evidence(const model::attention_model& m, const
     if (pass.decoder) {
         e.readout = read_token_readout(*pass.decoder, e.proxy.bos, t.copy_tokens, e.proxy.positions);
         if (!options.calibration.empty()) e.calibration = text_inputs(*pass.decoder, e.proxy.bos, options.calibration, t.copy_tokens);
+        e.residual_scale.assign(m.config().layers, 1.0);
         std::vector<numeric::tensor2<double>> runs{numeric::tensor2<double>(e.proxy.sequence)};
         for (auto* inputs : {&e.readout->effective, e.calibration ? &*e.calibration : nullptr})
             if (inputs) std::move(inputs->runs.begin(), inputs->runs.end(), std::back_inserter(runs)), inputs->runs.clear();
@@ -169,32 +196,55 @@ inline model_evidence read_model_evidence(const model::attention_model& m, const
 
 /// The mean-field prediction of a head, with its per-token copying (copying_per_token, for its
 /// whole layer at once; null when the model has no read-out), and its labels from them.
+/// The mean-field prediction of head h on its layer's proxy input (nullopt when the layer has none),
+/// with its certificates when `certify`.
+inline std::optional<mean_field_evidence> predicted_attention_of(const model::head_weights& h, const model::layer_weights& lw, const io::model_config& config,
+                                                                 const model_evidence& evidence, const scan_options& options, bool certify)
+{
+    const auto& t = options.thresholds;
+    const auto* input = evidence.proxy.at(h.layer);
+    if (input == nullptr) return std::nullopt;
+    std::optional<token_contents> tokens;  // the tokens' own content, drawn into the prediction
+    if (const auto* rows = evidence.content_rows(); rows && h.layer < rows->size())
+        tokens = project_token_contents(h, (*rows)[h.layer], t.content_tokens,
+                                        evidence.proxy.learned_positions ? evidence.content_positions() : std::vector<std::size_t>{},
+                                        evidence.content_predecessors());
+    auto e = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
+                           {certify, t.offset_mass, t.sink, t.content_deviations}, tokens ? &*tokens : nullptr);
+    e.inputs_sha256 = certificate_inputs_sha256(input->normed, input->mean, e.widths);
+    return e;
+}
+
+/// A head's labels from its evidence (head_labels.hpp), what is absent named by the evidence's reasons.
+inline head_labels labels_of(const head_metrics& m, const model_evidence& evidence, const label_thresholds& t)
+{
+    label_evidence e;
+    if (m.mean_field) e.mean_field = &*m.mean_field;
+    else e.mean_field_missing = evidence.proxy.missing;
+    if (m.per_token_copying) e.copying = &*m.per_token_copying;
+    else e.copying_missing = evidence.readout_missing;
+    e.centred_copying_score = m.centred_copying_score;
+    if (m.circuits && m.circuits->circuit) e.circuit = &*m.circuits->circuit;
+    return label_head(m.structure, e, t);
+}
+
+/// The mean-field prediction of a head, with its per-token copying (copying_per_token, for its
+/// whole layer at once; null when the model has no read-out), and its labels from them.
 inline void label_head_from_evidence(const model::head_weights& h, const model::layer_weights& lw, const io::model_config& config,
                                      const model_evidence& evidence, const token_copying* copying, const scan_options& options, head_metrics& m)
 {
-    const auto& t = options.thresholds;
-    label_evidence e;
-    if (const auto* input = evidence.proxy.at(h.layer)) {
-        std::optional<token_contents> tokens;  // the tokens' own content, drawn into the prediction
-        if (const auto* rows = evidence.content_rows(); rows && h.layer < rows->size())
-            tokens = project_token_contents(h, (*rows)[h.layer], t.content_tokens,
-                                            evidence.proxy.learned_positions ? evidence.content_positions() : std::vector<std::size_t>{},
-                                            evidence.content_predecessors());
-        m.mean_field = mean_field_of(h, *input, evidence.proxy.learned_positions, config.rope_at(h.layer), lw.norm, {t.window, t.queries},
-                                     {options.certify, t.offset_mass, t.sink, t.content_deviations}, tokens ? &*tokens : nullptr);
-        m.mean_field->inputs_sha256 = certificate_inputs_sha256(input->normed, input->mean, m.mean_field->widths);
-        e.mean_field = &*m.mean_field;
-    } else {
-        e.mean_field_missing = evidence.proxy.missing;
-    }
-    if (copying) {
-        m.per_token_copying = *copying;
-        e.copying = &*m.per_token_copying;
-    } else {
-        e.copying_missing = evidence.readout_missing;
-    }
-    e.centred_copying_score = m.centred_copying_score;
-    m.labels = label_head(m.structure, e, t);
+    m.mean_field = predicted_attention_of(h, lw, config, evidence, options, options.certify);
+    if (copying) m.per_token_copying = *copying;
+    m.labels = labels_of(m, evidence, options.thresholds);
+}
+
+/// What the earlier layers write, for the circuit search (layer_circuits.hpp): each head's
+/// predicted attention by offset with its layer's writes; nullptr when the head has none.
+inline std::vector<const mean_field_evidence*> attention_by_offset(const std::vector<head_metrics>& metrics)
+{
+    std::vector<const mean_field_evidence*> out;
+    for (const auto& m : metrics) out.push_back(m.mean_field ? &*m.mean_field : nullptr);
+    return out;
 }
 
 /// The longest context scanned when the caller leaves it to the model: a config may declare 2^40
@@ -232,10 +282,28 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // The pairs whose later head is in first..last: the layers before `first` are read only for
     // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
     // repeated (scan_merge.hpp joins them).
+    // The circuit search needs the forward pass's token rows at every layer (the read-out's).
+    std::optional<layer_circuits> circuits;
+    const auto& t = options.thresholds;
+    if (evidence.readout)
+        circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
+                         circuit_search_settings{t.window, evidence.proxy.positions, 4, 128, 0.25, t.circuit_share});
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = 0; l < options.first_layer; ++l) {
-        earlier.push_back(written_factors(m.layer(l).heads));
+        const auto lw = m.layer(l);
+        earlier.push_back(written_factors(lw.heads));
         earlier.back().writes = matrix();  // read again for each pair (layer_composition_factors)
+        if (circuits) {
+            // A shard's earlier layers write into its circuits as the whole scan's do: their heads'
+            // predicted attention by offset (no certificates), the same numbers.
+            evidence.advance_to(l);
+            std::vector<head_metrics> context(lw.heads.size());
+            numeric::for_each_block(lw.heads.size(), [&](std::size_t i) {
+                context[i].mean_field = predicted_attention_of(lw.heads[i], lw, m.config(), evidence, options, false);
+            });
+            circuits->add_layer(lw.heads, attention_by_offset(context), evidence.readout->effective.rows.at(l));
+            evidence.release(l);
+        }
     }
     using clock = std::chrono::steady_clock;
     const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
@@ -276,7 +344,6 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         });
         for (const auto& f : failures)
             if (f) std::rethrow_exception(f);
-        evidence.release(l);
         if (const auto* input = evidence.proxy.at(l); input && options.keep_proxy_inputs) result.proxy_inputs.push_back({l, input->normed, input->mean});
         auto mine = composition_factors(lw.heads, factors, metrics);
         layer_timing timing{l, seconds_since(layer_start), 0.0, pass_seconds, copying_seconds, 0.0};
@@ -289,6 +356,19 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         }
         timing.composition_seconds = seconds_since(composition_start);
         timing.t3_seconds = t3_seconds.load();
+        if (circuits) {
+            // The layer's heads against what the layers above wrote (the pairs into it name the
+            // partners), then its own writes for the layers below.
+            const auto circuit_start = clock::now();
+            const matrix& rows = evidence.readout->effective.rows.at(l);
+            circuits->search_layer(lw, rows, evidence.residual_scale.at(l), evidence.proxy.learned_positions ? std::nullopt : m.config().rope_at(l),
+                                   result.composition, &*evidence.readout, evidence.pass.decoder.get(), metrics);
+            for (auto& mt : metrics) mt.labels = labels_of(mt, evidence, t);
+            circuits->add_layer(lw.heads, attention_by_offset(metrics), rows);
+            timing.circuit_seconds = seconds_since(circuit_start);
+            timing.heads_seconds += timing.circuit_seconds;
+        }
+        evidence.release(l);
         // As the earlier layer of its pairs the layer needs only R_v: what it reads (and R_o, R_q)
         // go, and later layers read what it writes from the file (Llama-3-8B: 4 MB a layer kept
         // instead of 13, 0.26 GB less over 32 layers).

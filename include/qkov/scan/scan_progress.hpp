@@ -20,6 +20,7 @@ struct layer_timing {
     double pass_seconds = 0;         ///< of heads_seconds: the forward pass reaching the layer (the labels' inputs)
     double copying_seconds = 0;      ///< of heads_seconds: the per-token copying of its heads (one pass over the vocabulary)
     double t3_seconds = 0;           ///< of composition_seconds: T3's singular values, summed over the workers (CPU time)
+    double circuit_seconds = 0;      ///< of heads_seconds: the circuit search of its heads (circuit_search.hpp)
 };
 
 class scan_time_estimate {

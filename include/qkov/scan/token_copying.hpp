@@ -193,9 +193,13 @@ inline token_copying copying_of(const copying_tally& tally, std::size_t V)
 /// D = 4,096 the block is 16.8 MB and stays in the shared cache while every head's product packs
 /// it again; a block of 2,048 rows (67 MB) does not (docs/benchmarks.md: layer 0's copying,
 /// `qkov scan DIR --layers 0-0 --timings`, 133.6-134.4 s with 2,048 rows, 114.2 s with 512).
+///
+/// `inputs` (T x D, optional) stands in for the tokens' effective embeddings at the heads' layer,
+/// read without the value bias: what the circuit search asks of a head that writes what earlier
+/// heads put at the position it attends to (circuit_search.hpp).
 inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
                                                     const forward::decoder<double>& pass, std::size_t block_rows = 512,
-                                                    std::size_t token_rows_at_once = 512)
+                                                    std::size_t token_rows_at_once = 512, const matrix* inputs = nullptr)
 {
     if (heads.empty()) return {};
     const std::size_t H = heads.size(), D = heads[0].w_o.shape()[0], d = heads[0].w_o.shape()[1], T = r.tokens.size();
@@ -216,7 +220,8 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
         }
     }
     const auto read_out = [&](std::size_t h) -> const matrix& { return r.centres ? centred[h] : heads[h].w_o; };
-    const matrix& x = r.effective.rows.at(heads[0].layer);
+    const matrix& x = inputs ? *inputs : r.effective.rows.at(heads[0].layer);
+    if (x.shape()[0] != T) throw std::invalid_argument("qkov: the per-token copying needs one input row per token read");
     // Per key/value head: T x d, W_v x_t + b_v, shared by the query heads that read it (a GQA
     // group: Llama-3-8B holds 8 of them instead of 32, 33 MB instead of 131). kv_head names the
     // shared W_v, as in the composition's stack (composition.hpp).
@@ -226,7 +231,7 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
     for (std::size_t h = 0; h < H; ++h) {
         if (!values.contains(heads[h].kv_head)) {
             matrix v = multiply(x, heads[h].w_v, false, true);
-            if (heads[h].b_v.size())
+            if (heads[h].b_v.size() && !inputs)
                 for (std::size_t i = 0; i < T; ++i)
                     for (std::size_t c = 0; c < d; ++c) v(i, c) += heads[h].b_v(c);
             values.emplace(heads[h].kv_head, std::move(v));

@@ -1,0 +1,253 @@
+// Composed circuits from weights: which token a head's query and key read, and so where it attends
+// on a repeat (circuit_evidence.hpp holds the results).
+//
+// A head h2 reads at a position its own input x_t (offset 0) plus what earlier heads wrote there
+// about the token k back (offset_writes.hpp): writes_k. Its side at offset k, for token t:
+//   query  q_k(t) = W_q N(writes_k(t))  (k >= 1),  q_0(t) = W_q x_t + b_q,  keys alike with W_k,
+// N the layer's norm as it acts on an added vector, g / rho (centred first under LayerNorm: the
+// norm's scale g, rho the residual's typical size at the layer, measured by the forward pass). The
+// composed token-level QK circuit of a query side k_q and a key side k_k is
+//   C[a, b] = (R_delta q_{k_q}(a)) . k_{k_k}(b),
+// the score of a query whose token k_q back is a against a key whose token k_k back is b, at
+// query-key offset delta (R the layer's RoPE rotation; none without RoPE). On a repeat, the key s =
+// k_k - k_q after an earlier occurrence of the query's context holds b = a: the head attends there
+// when the diagonal wins its rows. The per-token test, as per-token copying does it for OV rows:
+// the share of tokens a whose entry [a, a] is the top-1 (top-5) of their row, and the median
+// margin, over the sampled tokens (every token when V is small), at offsets spread over the
+// context (RoPE turns the circuit with delta; without RoPE one offset is all there is).
+//
+// Among the candidates whose diagonal wins for a majority, the one that raises the matching key's
+// score most (in nats, median over the tokens) is the head's circuit: the test says whether a side
+// matches, the boost how much the head listens to it.
+//
+// The candidates: s = 0 only through the head's own input on both sides (the direct QK circuit:
+// duplicate-token attention; one earlier write on both sides would compare a vector with itself and
+// win its diagonal whatever the head does), and every k_q < k_k for s >= 1 (k_q = 0: K-composition;
+// k_q >= 1: the query reads the context too, Q- and K-composition together). A candidate is tested
+// first on at most 128 evenly strided rows at the middle offset and kept only if a quarter of them
+// win; that is a cost bound, the full test the evidence.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "qkov/circuits/rope_layout.hpp"
+#include "qkov/forward/rope_schedule.hpp"
+#include "qkov/io/model_config.hpp"
+#include "qkov/model/attention_model.hpp"
+#include "qkov/numeric/parallel_blocks.hpp"
+#include "qkov/scan/circuit_evidence.hpp"
+#include "qkov/scan/offset_writes.hpp"
+#include "qkov/scan/thin_qr.hpp"
+#include "qkov/scan/token_copying.hpp"
+
+namespace qkov::scan {
+
+struct circuit_search_settings {
+    std::size_t window = 8;           ///< side offsets 0 .. W
+    std::size_t context = 50;         ///< N: query-key offsets 1 .. N
+    std::size_t offsets = 4;          ///< query-key offsets tested under RoPE, spread over s + 1 .. N
+    std::size_t prefilter_rows = 128;
+    double prefilter_share = 0.25;
+    double threshold = 0.5;           ///< a majority of the tokens: their key wins
+};
+
+/// Every head's sides in one layer: per offset 0 .. W, S x H d queries and S x H d keys (a GQA
+/// group's key columns repeated for each of its query heads).
+struct layer_sides {
+    std::vector<matrix> queries, keys;
+    std::size_t d = 0;
+};
+
+/// The norm's action on an added vector: centred first under LayerNorm, times g / rho.
+inline matrix through_norm_scale(const matrix& added, const model::norm_weights& norm, double rho)
+{
+    matrix out = added;
+    const std::size_t S = out.shape()[0], D = out.shape()[1];
+    for (std::size_t i = 0; i < S; ++i) {
+        double mean = 0;
+        if (norm.kind == io::norm_kind::layer_norm) {
+            for (std::size_t j = 0; j < D; ++j) mean += out(i, j);
+            mean /= static_cast<double>(D);
+        }
+        for (std::size_t j = 0; j < D; ++j) out(i, j) = (out(i, j) - mean) * norm.weight(j) / rho;
+    }
+    return out;
+}
+
+/// The sides of every head of a layer from the tokens' effective embeddings `rows` (S x D) at it
+/// and the earlier layers' writes for the same tokens.
+inline layer_sides circuit_sides(const std::vector<model::head_weights>& heads, const matrix& rows, const offset_writes& writes, const model::norm_weights& norm,
+                                 double rho)
+{
+    const std::size_t H = heads.size(), d = heads[0].w_q.shape()[0], D = heads[0].w_q.shape()[1], S = rows.shape()[0];
+    matrix wq = xt::empty<double>({H * d, D}), wk = xt::empty<double>({H * d, D});
+    for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < d; ++i)
+            for (std::size_t j = 0; j < D; ++j) wq(h * d + i, j) = heads[h].w_q(i, j), wk(h * d + i, j) = heads[h].w_k(i, j);
+    layer_sides s;
+    s.d = d;
+    s.queries.push_back(multiply(rows, wq, false, true));
+    s.keys.push_back(multiply(rows, wk, false, true));
+    for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t t = 0; t < S; ++t)
+            for (std::size_t i = 0; i < d; ++i) {
+                if (heads[h].b_q.size()) s.queries[0](t, h * d + i) += heads[h].b_q(i);
+                if (heads[h].b_k.size()) s.keys[0](t, h * d + i) += heads[h].b_k(i);
+            }
+    for (const auto& w : writes.by_offset) {
+        const matrix normed = through_norm_scale(w, norm, rho);
+        s.queries.push_back(multiply(normed, wq, false, true));
+        s.keys.push_back(multiply(normed, wk, false, true));
+    }
+    return s;
+}
+
+namespace detail {
+
+/// Head h's d columns of a side (S x d).
+inline matrix head_columns(const matrix& side, std::size_t h, std::size_t d)
+{
+    const std::size_t S = side.shape()[0];
+    matrix out = xt::empty<double>({S, d});
+    for (std::size_t t = 0; t < S; ++t)
+        for (std::size_t i = 0; i < d; ++i) out(t, i) = side(t, h * d + i);
+    return out;
+}
+
+/// The rows of q turned by R_delta (query_at_offset's rotation, structure_measurement.hpp).
+inline matrix rotated_rows(const matrix& q, const std::optional<io::rope_config>& rope, std::size_t delta)
+{
+    if (!rope) return q;
+    const std::size_t d = q.shape()[1];
+    const rope_layout layout{d, rope->rotary_dim, rope->pairing};
+    const auto theta = forward::rope_theta<double>(*rope);
+    matrix out = q;
+    for (std::size_t l = 0; l < layout.pairs(); ++l) {
+        const double c = std::cos(static_cast<double>(delta) * theta[l]), s = std::sin(static_cast<double>(delta) * theta[l]);
+        const std::size_t a = layout.first(l), b = layout.second(l);
+        for (std::size_t t = 0; t < q.shape()[0]; ++t) out(t, a) = c * q(t, a) - s * q(t, b), out(t, b) = c * q(t, b) + s * q(t, a);
+    }
+    return out;
+}
+
+/// The diagonal test of C = queries keys^T over every stride-th row (row a's own column is a).
+inline diagonal_test diagonal_of(const matrix& queries, const matrix& keys, std::size_t stride, std::size_t delta)
+{
+    const std::size_t S = keys.shape()[0], d = keys.shape()[1], rows = (S + stride - 1) / stride;
+    matrix picked = xt::empty<double>({rows, d});
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t i = 0; i < d; ++i) picked(r, i) = queries(r * stride, i);
+    matrix c = xt::empty<double>({rows, S});
+    multiply_into(rows, S, d, picked.data(), d, false, keys.data(), d, true, c.data(), S);
+    diagonal_test t;
+    t.offset = delta;
+    std::size_t top1 = 0, top5 = 0;
+    std::vector<double> margins, boosts;
+    const double scale = 1 / std::sqrt(static_cast<double>(d));  // the head's own 1 / sqrt(d): boosts in nats
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t a = r * stride;
+        const double own = c(r, a);
+        std::size_t above = 0;
+        double best = -INFINITY, sum = 0, square = 0;
+        for (std::size_t b = 0; b < S; ++b) {
+            sum += c(r, b), square += c(r, b) * c(r, b);
+            if (b == a) continue;
+            above += c(r, b) >= own ? 1 : 0;  // a tie counts against: a head writing nothing matches nothing
+            best = std::max(best, c(r, b));
+        }
+        top1 += above == 0 ? 1 : 0, top5 += above < 5 ? 1 : 0;
+        const double mean = sum / static_cast<double>(S), spread = std::sqrt(std::max(0.0, square / static_cast<double>(S) - mean * mean));
+        margins.push_back(spread > 0 ? (own - best) / spread : 0.0);
+        boosts.push_back((own - mean) * scale);
+    }
+    t.top1_share = static_cast<double>(top1) / static_cast<double>(std::max<std::size_t>(rows, 1));
+    t.top5_share = static_cast<double>(top5) / static_cast<double>(std::max<std::size_t>(rows, 1));
+    const auto median = [](std::vector<double>& v) {
+        if (v.empty()) return 0.0;
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    t.median_margin = median(margins), t.median_boost = median(boosts);
+    return t;
+}
+
+/// The query-key offsets a circuit of shift s is tested at: `count` spread evenly over s + 1 .. N
+/// under RoPE; one (N) without it, where the circuit does not turn.
+inline std::vector<std::size_t> tested_offsets(int shift, const circuit_search_settings& s, bool rotates)
+{
+    const std::size_t first = static_cast<std::size_t>(shift) + 1, last = std::max(first, s.context);
+    if (!rotates || s.offsets <= 1) return {last};
+    std::vector<std::size_t> out;
+    for (std::size_t j = 0; j < s.offsets; ++j) {
+        const std::size_t delta = first + (last - first) * j / (s.offsets - 1);
+        if (out.empty() || out.back() != delta) out.push_back(delta);
+    }
+    return out;
+}
+
+} // namespace detail
+
+/// Every candidate circuit of head h (its index in the layer's sides), strongest first.
+inline std::vector<circuit_candidate> circuit_candidates(std::size_t h, const layer_sides& sides, const std::optional<io::rope_config>& rope,
+                                                         std::size_t vocabulary, const circuit_search_settings& s)
+{
+    const std::size_t W = sides.queries.size() - 1, d = sides.d, S = sides.queries[0].shape()[0];
+    std::vector<matrix> queries, keys;
+    for (std::size_t k = 0; k <= W; ++k) queries.push_back(detail::head_columns(sides.queries[k], h, d)), keys.push_back(detail::head_columns(sides.keys[k], h, d));
+    std::vector<circuit_candidate> out;
+    // The cost bound's rows: every stride-th, at most prefilter_rows of them (all of them when S is small).
+    const std::size_t stride = std::max<std::size_t>(1, (S + s.prefilter_rows - 1) / std::max<std::size_t>(s.prefilter_rows, 1));
+    for (std::size_t kq = 0; kq <= W; ++kq)
+        for (std::size_t kk = kq; kk <= W; ++kk) {
+            if (kk == kq && kq != 0) continue;  // one earlier write on both sides compares a vector with itself
+            const int shift = static_cast<int>(kk) - static_cast<int>(kq);
+            const auto offsets = detail::tested_offsets(shift, s, rope.has_value());
+            // The cost bound: 128 rows at the middle offset first.
+            const std::size_t middle = offsets[offsets.size() / 2];
+            if (stride > 1 && detail::diagonal_of(detail::rotated_rows(queries[kq], rope, middle), keys[kk], stride, middle).top1_share < s.prefilter_share)
+                continue;
+            circuit_candidate c;
+            c.query.offset = kq, c.key.offset = kk, c.shift = shift, c.tokens = S, c.vocabulary = vocabulary;
+            for (const std::size_t delta : offsets) c.by_offset.push_back(detail::diagonal_of(detail::rotated_rows(queries[kq], rope, delta), keys[kk], 1, delta));
+            for (const auto& t : c.by_offset) c.top1_share += t.top1_share, c.top5_share += t.top5_share, c.boost += t.median_boost;
+            c.top1_share /= static_cast<double>(c.by_offset.size()), c.top5_share /= static_cast<double>(c.by_offset.size());
+            c.boost /= static_cast<double>(c.by_offset.size());
+            const auto wins = static_cast<std::size_t>(std::llround(c.top1_share * static_cast<double>(S)));
+            c.top1_interval = S >= vocabulary ? std::pair{c.top1_share, c.top1_share} : wilson_interval(wins, S);
+            out.push_back(std::move(c));
+        }
+    // By how much the match raises the key's score: the diagonal test is blind to scale (a side
+    // carried by heads that barely attend at its offset wins its rows as often as one carried by a
+    // previous-token head), the boost is not.
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.boost > b.boost; });
+    return out;
+}
+
+/// The earlier heads carrying a side at offset k into head (layer, head): weighted by their
+/// predicted attention at k times their composition score into the head (`composition(source,
+/// key_side)`), strongest first, those with at least a tenth of the largest weight.
+inline std::vector<circuit_partner> side_partners(const offset_writes& writes, std::size_t k, bool key_side,
+                                                  const std::function<double(const earlier_head&, bool)>& composition)
+{
+    std::vector<circuit_partner> out;
+    if (k == 0) return out;
+    double total = 0;
+    for (const auto& e : writes.heads) {
+        const double weight = e.attention.size() > k ? e.attention[k] * composition(e, key_side) : 0.0;
+        if (weight <= 0) continue;
+        out.push_back({e.layer, e.head, e.attention[k], weight});
+        total += weight;
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
+    const double largest = out.empty() ? 0.0 : out.front().share;
+    std::erase_if(out, [&](const auto& p) { return p.share < largest / 10; });
+    for (auto& p : out) p.share /= total;
+    return out;
+}
+
+} // namespace qkov::scan

@@ -1,0 +1,74 @@
+// What the earlier layers write into a position about the token k positions before it: every head
+// of every layer scanned so far, weighted by its predicted attention at offset k (its mean field,
+// mean_field.hpp), through its OV circuit, for a sample of tokens. This is the first-order content a
+// later head's query or key can read of the token k back: a previous-token head writes its
+// predecessor's (k = 1), a head spread over offsets writes a little of each. The circuit search
+// (circuit_search.hpp) composes a later head's QK circuit with it.
+//
+//   writes_k(t) = sum_{layers l, heads h} p_{l,h}(k) W_o,h (W_v,h x_t^l + b_v,h) - its mean over the tokens
+//
+// x_t^l is token t's effective embedding at layer l (proxy_pass.hpp); p_{l,h}(k) the head's
+// predicted attention at offset k, averaged over queries W .. N. The mean over the tokens is the
+// same for every position and already in the residual's mean, so only what depends on the token is
+// kept. Residual space (D), one S x D matrix per offset k = 1 .. W: memory W S D doubles, which the
+// caller bounds by choosing S (scan_model.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "qkov/model/head_weights.hpp"
+#include "qkov/scan/mean_field_evidence.hpp"
+#include "qkov/scan/thin_qr.hpp"
+
+namespace qkov::scan {
+
+/// One earlier head's predicted attention by offset, for naming the heads a circuit reads through.
+struct earlier_head {
+    std::size_t layer = 0, head = 0;
+    std::vector<double> attention;  ///< p(k), k = 0 .. W
+};
+
+struct offset_writes {
+    std::size_t window = 0;             ///< offsets 1 .. W
+    std::vector<matrix> by_offset;      ///< by_offset[k - 1]: S x D, centred over the tokens
+    std::vector<earlier_head> heads;    ///< every head added, in order
+
+    offset_writes() = default;
+    offset_writes(std::size_t W, std::size_t tokens, std::size_t D) : window(W)
+    {
+        for (std::size_t k = 1; k <= W; ++k) by_offset.push_back(xt::zeros<double>({tokens, D}));
+    }
+
+    [[nodiscard]] bool empty() const { return heads.empty(); }
+
+    /// Adds one layer's heads: `rows` (S x D) are the sampled tokens' effective embeddings at that
+    /// layer, `attention[h]` head h's predicted attention by offset (nullptr: the head has none and
+    /// adds nothing).
+    void add_layer(const std::vector<model::head_weights>& layer_heads, const std::vector<const mean_field_evidence*>& attention, const matrix& rows)
+    {
+        const std::size_t S = rows.shape()[0], D = rows.shape()[1];
+        for (std::size_t h = 0; h < layer_heads.size(); ++h) {
+            const auto* p = attention[h];
+            if (p == nullptr) continue;
+            const auto& w = layer_heads[h];
+            heads.push_back({w.layer, w.head, p->by_offset});
+            matrix values = multiply(rows, w.w_v, false, true);  // S x d
+            if (w.b_v.size())
+                for (std::size_t i = 0; i < S; ++i)
+                    for (std::size_t c = 0; c < values.shape()[1]; ++c) values(i, c) += w.b_v(c);
+            matrix written = multiply(values, w.w_o, false, true);  // S x D
+            for (std::size_t j = 0; j < D; ++j) {
+                double mean = 0;
+                for (std::size_t i = 0; i < S; ++i) mean += written(i, j);
+                mean /= static_cast<double>(std::max<std::size_t>(S, 1));
+                for (std::size_t i = 0; i < S; ++i) written(i, j) -= mean;
+            }
+            for (std::size_t k = 1; k <= window && k < p->by_offset.size(); ++k)
+                if (const double weight = p->by_offset[k]; weight != 0) by_offset[k - 1] += weight * written;
+        }
+    }
+};
+
+} // namespace qkov::scan
