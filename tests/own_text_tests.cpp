@@ -301,6 +301,15 @@ BOOST_AUTO_TEST_CASE(rules_on_text_are_the_random_rules_where_the_text_is_random
     };
     BOOST_TEST(threshold("duplicate_token") == 1.5 / 7.0, boost::test_tools::tolerance(1e-15));
     BOOST_TEST(threshold("shifted_induction") == 1.5 / 7.0, boost::test_tools::tolerance(1e-15));
+    // shift 3: first copy + 3 <= i: query 4 (1 + 3) and 6 (3 + 3); shift 4: none (1 + 4 > 4, 3 + 4 > 6).
+    BOOST_TEST(threshold("repeat_shift_3") == 1.0 / 7.0, boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(threshold("repeat_shift_4") == 0.0, boost::test_tools::tolerance(1e-15));
+    // Shifts 4 .. 8 have no target in this text (first copy + s > i for every repeat): undecidable; the rest decide.
+    for (const auto& r : rules)
+        BOOST_TEST(r.decidable == !(r.name.starts_with("repeat_shift_") && std::stoi(r.name.substr(13)) >= 4), r.name);
+    detect::head_behaviour any;  // every score 0: a head that does nothing
+    for (const auto& r : rules)
+        if (r.name == "repeat_shift_4") BOOST_TEST((r.decide(any, 20) == detect::behaviour_decision::undecided), "a shift the text has no target for decides nothing");
     BOOST_TEST(contains(error_of([] { (void)detect::attainable_on({}); }), "at least one sequence"));
 }
 

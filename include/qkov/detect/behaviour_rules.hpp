@@ -48,6 +48,7 @@ struct behaviour_rule {
     std::function<std::optional<double>(const head_behaviour&)> value;  ///< nullopt: not measured on that head
     std::function<std::optional<double>(const head_behaviour&)> spread = [](const head_behaviour&) { return std::optional<double>(); };
     ///< the sample standard deviation behind `value` (an upper bound of it for a sum); nullopt: none
+    bool decidable = true;  ///< false: the input gives no head a way to show it (a text without a target at the shift): undecided
 
     /// The half-width of the 95 % interval of the head's value over `samples` sequences (0 when the
     /// value has no spread or one sample was run: decided by the value alone).
@@ -59,6 +60,7 @@ struct behaviour_rule {
     }
     [[nodiscard]] behaviour_decision decide(const head_behaviour& h, std::size_t samples) const
     {
+        if (!decidable) return behaviour_decision::undecided;
         const auto v = value(h);
         if (!v) return behaviour_decision::absent;
         const double half = interval_half_width(h, samples);

@@ -8,7 +8,7 @@
 // a target, a key j = e + s (0 <= j <= i) after an earlier occurrence e of their token; averaged over
 // the sequences, with (n - 1) / n likewise. On [BOS] + r + r these are exactly (n - 1) / n and |r| / n,
 // so the rules are the same rule; a head "shows" a behaviour at the same fraction of what the
-// template allows. shifted_induction compares the larger of shifts -1 and 2 with the larger of their
+// template allows (repeat_shift_s likewise, s = 2 .. 8). shifted_induction compares the larger of shifts -1 and 2 with the larger of their
 // attainable shares (the larger is the harder to reach half of). The attention to BOS on text is
 // averaged over the first half of each sequence, the queries it is averaged over on [BOS] + r + r of
 // the same length (forward/head_detectors.hpp's bos_queries::first_half).
@@ -91,7 +91,19 @@ inline std::vector<behaviour_rule> text_behaviour_rules(const text_attainable& a
     rule("induction").reason = majority + " (the share of queries whose token occurred earlier, with a token after it)";
     rule("shifted_induction").threshold = fraction * shifted;
     rule("shifted_induction").reason = majority + " (the larger share of queries with a target at shift -1 or 2)";
+    for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s) {
+        auto& r = rule(("repeat_shift_" + std::to_string(s)).c_str());
+        r.threshold = fraction * a.by_shift[forward::shift_index(s)];
+        r.reason = majority + " (the share of queries with a target at shift " + std::to_string(s) + ")";
+    }
     rule("sink").measure = "mean attention to BOS over queries 1 .. (n - 1) / 2 (the first half: the queries of [BOS] + r + r of the same length)";
+    // A text in which no query has a target at a template's shift lets no head show it: the
+    // threshold would be 0, which every head meets. Such a behaviour is undecided on that text.
+    for (auto& r : rules)
+        if (r.threshold == 0 && r.name != "sink") {
+            r.decidable = false;
+            r.reason += "; this text has no query with a target for it, so no head can show it here (undecided)";
+        }
     return rules;
 }
 
