@@ -22,6 +22,7 @@
 
 #include "qkov/detect/head_behaviour.hpp"
 #include "qkov/forward/head_scores.hpp"
+#include "qkov/labels/vocabulary.hpp"
 
 namespace qkov::detect {
 
@@ -80,9 +81,6 @@ inline double top_two_offsets(const head_behaviour& h, double score_statistics::
     return h.by_offset[order[0]].*of + h.by_offset[order[1]].*of;
 }
 
-/// The sink threshold of Gu et al. 2024 ("When attention sink emerges in language models"): a head
-/// whose queries give BOS at least this much attention on average.
-inline constexpr double sink_threshold = 0.3;
 
 /// Every behaviour the detection can report, in the order tables list them. `length` is |r|,
 /// `fraction` the share of an attainable score that counts as showing (one half: a majority).
@@ -107,16 +105,16 @@ inline std::vector<behaviour_rule> behaviour_rules(std::size_t length, double fr
          majority + " (|r| / n); TransformerLens' induction score misses heads that read two after the earlier copy and copy by V-composition",
          fraction * repeat, [](const head_behaviour& h) -> std::optional<double> { return std::max(h.shift(-1).mean, h.shift(2).mean); },
          [](const head_behaviour& h) -> std::optional<double> { return (h.shift(-1).mean >= h.shift(2).mean ? h.shift(-1) : h.shift(2)).spread; }},
-        {"sink", "mean attention to BOS over queries 1 .. |r| (the first copy: random text)", "the attention-sink threshold of Gu et al. 2024", sink_threshold,
+        {"sink", "mean attention to BOS over queries 1 .. |r| (the first copy: random text)", "the attention-sink threshold of Gu et al. 2024", labels::sink_threshold,
          mean_of(&head_behaviour::bos), spread_of(&head_behaviour::bos)},
     };
     for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s)
-        rules.push_back({"repeat_shift_" + std::to_string(s), "the repeat score at shift " + std::to_string(s) + " (attention " + std::to_string(s) + " after the earlier copy)",
+        rules.push_back({labels::repeat_shift_name(static_cast<std::size_t>(s)), "the repeat score at shift " + std::to_string(s) + " (attention " + std::to_string(s) + " after the earlier copy)",
                          majority + " (|r| / n)", fraction * repeat, [s](const head_behaviour& h) -> std::optional<double> { return h.shift(s).mean; },
                          [s](const head_behaviour& h) -> std::optional<double> { return h.shift(s).spread; }});
     for (std::size_t k = 0; k <= forward::largest_offset; ++k) {
         if (k == 1) continue;  // offset 1 is previous_token
-        rules.push_back({"offset_" + std::to_string(k), "mean A[i, i - " + std::to_string(k) + "] over queries i >= " + std::to_string(forward::largest_offset),
+        rules.push_back({labels::offset_name(k), "mean A[i, i - " + std::to_string(k) + "] over queries i >= " + std::to_string(forward::largest_offset),
                          "a majority of every query's attention at one offset", fraction,
                          [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].mean; },
                          [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].spread; }});

@@ -25,6 +25,7 @@
 #include "qkov/detect/detection_result.hpp"
 #include "qkov/detect/example_pattern.hpp"
 #include "qkov/detect/scan_labels.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/report/layer_head_heatmap.hpp"
 #include "qkov/report/line_plot.hpp"
@@ -96,24 +97,23 @@ inline std::vector<predicted_behaviour> predicted_behaviours(const detection_res
 {
     std::vector<predicted_behaviour> out;
     const auto measured_by_rule = [&r](const char* behaviour) { return r.rule(behaviour)->value; };
-    out.push_back({"previous_token", "predicted previous-token score (attention on key i - 1 over every query)", "measured previous-token score", 0.5,
+    out.push_back({"previous_token", "predicted previous-token score (attention on key i - 1 over every query)", "measured previous-token score", labels::majority,
                    r.rule("previous_token")->threshold, [](const weight_predictions& p) { return p.previous_token; }, measured_by_rule("previous_token")});
-    for (std::size_t k = 0; k <= forward::largest_offset; ++k) {
-        if (k == 1) continue;  // offset 1 is previous_token's
-        out.push_back({"offset_" + std::to_string(k), "predicted attention at offset " + std::to_string(k),
-                       "measured mean A[i, i - " + std::to_string(k) + "]", 0.5, r.behaviour_fraction,
+    for (const std::size_t k : labels::numbers_of(labels::family::offset)) {  // offset 1 is previous_token's
+        out.push_back({labels::offset_name(k), "predicted attention at offset " + std::to_string(k),
+                       "measured mean A[i, i - " + std::to_string(k) + "]", labels::majority, r.behaviour_fraction,
                        [k](const weight_predictions& p) -> std::optional<double> {
                            if (!p.attention_by_offset) return std::nullopt;
                            return (*p.attention_by_offset)[k];
                        },
                        [k](const head_behaviour& h) -> std::optional<double> { return h.by_offset[k].mean; }});
     }
-    out.push_back({"sink", "predicted attention to BOS", "measured mean attention to BOS", sink_threshold, r.rule("sink")->threshold,
+    out.push_back({"sink", "predicted attention to BOS", "measured mean attention to BOS", labels::sink_threshold, r.rule("sink")->threshold,
                    [](const weight_predictions& p) { return p.bos; }, measured_by_rule("sink")});
-    out.push_back({"copy", "predicted share of tokens ranked top-1 in their own OV row", "measured share of queries copying the attended token", 0.5,
+    out.push_back({"copy", "predicted share of tokens ranked top-1 in their own OV row", "measured share of queries copying the attended token", labels::majority,
                    r.rule("copy")->threshold, [](const weight_predictions& p) { return p.top1_share; }, measured_by_rule("copy")});
     out.push_back({"copy_suppression", "predicted share of tokens in their own OV row's bottom 10", "measured share of queries suppressing the attended token",
-                   0.5, r.rule("copy_suppression")->threshold, [](const weight_predictions& p) { return p.bottom10_share; },
+                   labels::majority, r.rule("copy_suppression")->threshold, [](const weight_predictions& p) { return p.bottom10_share; },
                    measured_by_rule("copy_suppression")});
     return out;
 }

@@ -13,6 +13,7 @@
 #include "qkov/detect/behaviour_rules.hpp"
 #include "qkov/detect/head_behaviour.hpp"
 #include "qkov/forward/token_id.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 
 namespace qkov::detect {
@@ -26,7 +27,7 @@ struct detection_result {
     std::size_t layers = 0, heads = 0, length = 0, samples = 0, vocabulary = 0;  ///< length: |r| (0 on text)
     std::uint64_t seed = 0;
     token_id bos = 0;
-    double behaviour_fraction = 0.5;
+    double behaviour_fraction = labels::majority;
     double attainable[3] = {0, 0, 0};  ///< per behaviour_names: what a head doing only that scores (on text, averaged over the sequences)
     std::vector<behaviour_rule> rules;     ///< behaviour_rules(length, behaviour_fraction)
     std::vector<head_behaviour> per_head;  ///< layer-major, every head of the model

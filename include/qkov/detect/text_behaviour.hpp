@@ -92,7 +92,7 @@ inline std::vector<behaviour_rule> text_behaviour_rules(const text_attainable& a
     rule("shifted_induction").threshold = fraction * shifted;
     rule("shifted_induction").reason = majority + " (the larger share of queries with a target at shift -1 or 2)";
     for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s) {
-        auto& r = rule(("repeat_shift_" + std::to_string(s)).c_str());
+        auto& r = rule(labels::repeat_shift_name(static_cast<std::size_t>(s)).c_str());
         r.threshold = fraction * a.by_shift[forward::shift_index(s)];
         r.reason = majority + " (the share of queries with a target at shift " + std::to_string(s) + ")";
     }

@@ -1,7 +1,7 @@
 // Where a head's labels from its weights (qkov scan, docs/SCAN-LABELS.md) and its measured
 // behaviour (head_detection.hpp) agree. Each weight label is a hypothesis about what the head does;
-// label_rules() is the one table saying which measured behaviours confirm it and which contradict
-// it (docs/DETECT.md), so a new label is one row.
+// the vocabulary's row of each label (labels/vocabulary.hpp) says which measured behaviours confirm
+// it and which contradict it (docs/DETECT.md); label_rules() spells them out per name.
 //
 // For a label on a head:
 //   confirmed     the head shows a confirming behaviour;
@@ -28,6 +28,7 @@
 
 #include "qkov/detect/detection_result.hpp"
 #include "qkov/detect/scan_labels.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/report/joined_text.hpp"
 
 namespace qkov::detect {
@@ -41,38 +42,22 @@ struct label_rule {
     std::string reason;
 };
 
-/// The offset behaviours offset_k, k = 0 .. largest_offset but 1 (previous_token).
-inline std::vector<std::string> offset_behaviours()
-{
-    std::vector<std::string> out;
-    for (std::size_t k = 0; k <= forward::largest_offset; ++k)
-        if (k != 1) out.push_back("offset_" + std::to_string(k));
-    return out;
-}
-
-/// Every weight label the comparison knows, in the order tables list them.
+/// Every weight label the comparison knows, in the vocabulary's order (labels/vocabulary.hpp), a
+/// numbered label once per number with the behaviours of its number.
 inline std::vector<label_rule> label_rules()
 {
-    std::vector<label_rule> rules{{"previous_token", {"previous_token"}, {}, true, "predicts a majority of the attention one token back"}};
-    for (const auto& offset : offset_behaviours())
-        rules.push_back({offset, {offset}, {}, true, "predicts a majority of the attention " + offset.substr(7) + " tokens back"});
-    std::vector<std::string> positional{"positional", "previous_token"}, position_only = offset_behaviours();
-    positional.insert(positional.end(), position_only.begin(), position_only.end());
-    position_only.insert(position_only.begin(), {"previous_token", "positional"});
-    rules.push_back({"positional", positional, {}, true, "predicts attention by position: two offsets hold a majority"});
-    rules.push_back({"sink", {"sink"}, {}, true, "predicts at least 0.3 of the attention on BOS"});
-    rules.push_back({"duplicate_token", {"duplicate_token"}, {}, true, "predicts a majority of the attention on the earlier copy of the query's token"});
-    rules.push_back({"induction", {"induction"}, {}, true, "predicts a majority of the attention on the token after the earlier copy"});
-    for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s)
-        rules.push_back({"repeat_shift_" + std::to_string(s), {"repeat_shift_" + std::to_string(s)}, {}, true,
-                         "predicts a majority of the attention " + std::to_string(s) + " after the earlier copy"});
-    std::vector<std::string> by_content{"duplicate_token", "induction"};
-    for (int s = 2; s <= static_cast<int>(forward::largest_offset); ++s) by_content.push_back("repeat_shift_" + std::to_string(s));
-    rules.push_back({"semantic", by_content, position_only, false,
-                     "predicts attention by content; on repeated tokens content shows as attention to, or next to, the earlier copy, and "
-                     "attention by position alone contradicts it"});
-    rules.push_back({"copy", {"copy"}, {}, true, "predicts that the head's output raises the token it attends to"});
-    rules.push_back({"copy_suppression", {"copy_suppression"}, {}, true, "predicts that the head's output lowers the token it attends to"});
+    std::vector<label_rule> rules;
+    for (const auto& row : labels::label_rows()) {
+        const auto numbers = labels::numbered(row.kind) ? labels::numbers_of(row.kind) : std::vector<std::size_t>{0};
+        for (const std::size_t n : numbers) {
+            label_rule r{labels::name_of(row.kind, n), {}, {}, row.absence_contradicts, labels::with_number(row.prediction, n)};
+            for (const auto f : row.confirmed_by)
+                for (auto& b : labels::judging_names(f, row.kind, n)) r.confirming.push_back(std::move(b));
+            for (const auto f : row.contradicted_by)
+                for (auto& b : labels::judging_names(f, row.kind, n)) r.contradicting.push_back(std::move(b));
+            rules.push_back(std::move(r));
+        }
+    }
     return rules;
 }
 

@@ -9,15 +9,22 @@
 #include <cstddef>
 #include <iterator>
 
+#include "qkov/labels/vocabulary.hpp"
+
 namespace qkov::forward {
 
-/// The largest key offset whose attention is measured (offsets 0 .. largest_offset).
-inline constexpr std::size_t largest_offset = 8;
+/// The largest key offset whose attention is measured (offsets 0 .. largest_offset): the
+/// vocabulary's, the scan's window.
+inline constexpr std::size_t largest_offset = labels::largest_offset;
 
 /// The shifts s of the repeat-attention template, in the order head_scores::by_shift holds them:
 /// one before the earlier copy to largest_offset after it, the shifts a composed circuit can give a
 /// head (scan/circuit_search.hpp: a key reading up to largest_offset tokens back).
-inline constexpr int repeat_shifts[] = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+inline constexpr auto repeat_shifts = [] {
+    std::array<int, largest_offset + 2> s{};
+    for (std::size_t m = 0; m < s.size(); ++m) s[m] = static_cast<int>(m) - 1;
+    return s;
+}();
 inline constexpr std::size_t repeat_shift_count = std::size(repeat_shifts);
 
 /// The index of shift s in repeat_shifts (s must be one of them).

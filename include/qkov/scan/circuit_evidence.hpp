@@ -76,12 +76,4 @@ struct circuit_search_result {
     std::string missing;                        ///< why no search ran (empty when it did)
 };
 
-/// The label of a circuit of shift s.
-inline std::string circuit_label(int shift)
-{
-    if (shift == 0) return "duplicate_token";
-    if (shift == 1) return "induction";
-    return "repeat_shift_" + std::to_string(shift);
-}
-
 } // namespace qkov::scan

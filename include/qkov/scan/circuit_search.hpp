@@ -38,6 +38,7 @@
 #include "qkov/circuits/rope_layout.hpp"
 #include "qkov/forward/rope_schedule.hpp"
 #include "qkov/io/model_config.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/attention_model.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/circuit_evidence.hpp"
@@ -48,7 +49,7 @@
 namespace qkov::scan {
 
 struct circuit_search_settings {
-    std::size_t window = 8;           ///< side offsets 0 .. W
+    std::size_t window = labels::largest_offset;  ///< side offsets 0 .. W
     std::size_t context = 50;         ///< N: query-key offsets 1 .. N
     std::size_t offsets = 4;          ///< query-key offsets tested under RoPE, spread over s + 1 .. N
     std::size_t prefilter_rows = 128;

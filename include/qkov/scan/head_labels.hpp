@@ -1,8 +1,8 @@
-// Labels from weights: hypotheses about what a head does, each from one rule of a closed
-// vocabulary (label_rules, below), each rule a principle with its reason, the numbers it read kept
+// Labels from weights: hypotheses about what a head does, each from one rule of the closed
+// vocabulary (labels/vocabulary.hpp: each label's rule, reason and judging behaviours), each rule a principle, the numbers it read kept
 // beside it, "undecided" with a reason where the file lacks what a rule needs, and "certified"
 // where interval arithmetic proves the rule's inequality for the stored weights and the proxy
-// input (docs/SCAN-LABELS.md). A new label is one row of label_rules plus its test in label_head.
+// input (docs/SCAN-LABELS.md). A new label is one row of the vocabulary plus its rule in label_head and its test.
 //
 // The seeds' searches (claims R7, R12) are kept as construction checks under their own names
 // (seed_searches): they find heads built the seeds' way, which is what the seed-head model checks;
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/circuit_evidence.hpp"
 #include "qkov/scan/head_structure.hpp"
 #include "qkov/scan/mean_field_evidence.hpp"
@@ -23,56 +24,20 @@
 
 namespace qkov::scan {
 
-/// One label of the closed vocabulary: its name, its rule, why the threshold is what it is, and the
-/// behaviour of `qkov detect` that confirms it (docs/DETECT.md).
-struct label_rule {
-    const char* name;
-    const char* rule;
-    const char* reason;
-    const char* confirmed_by;
-};
-
-inline constexpr label_rule label_rules[] = {
-    {"previous_token", "predicted previous-token score >= 1/2: the attention on key m - 1 averaged over queries m = 1 .. N, BOS being query 1's",
-     "a majority of the head's attention on the previous token, predicted for the statistic qkov detect's previous_token measures "
-     "(TransformerLens' score, which counts every query)",
-     "previous_token"},
-    {"offset_<k>", "predicted attention at offset k >= 1/2 (k = 0 or 2 .. window)", "the same majority principle at another offset", "offset_<k>"},
-    {"positional", "the two largest predicted offsets hold >= 1/2 of the attention",
-     "position alone decides where most of the attention goes, even when it is split between two offsets", "positional, previous_token or offset_<k>"},
-    {"sink", "predicted attention to BOS >= 0.3", "the attention-sink threshold of Gu et al. (arXiv 2410.10781)", "sink"},
-    {"semantic", "positional swing over offsets 0 .. window <= ln 2, certified; two standard deviations of a key's content score >= ln 2; not positional",
-     "position alone cannot double any key's weight against another while content can, so what the head attends to is decided by content",
-     "duplicate_token, induction or repeat_shift_<s>"},
-    {"duplicate_token", "not positional; the head's direct QK circuit on the tokens' effective embeddings: the query's own token wins its row (top-1 share >= 1/2, averaged over offsets spread over the context)",
-     "a majority of the tokens raise the key holding the same token above every other key: on a repeat the head attends to the earlier copy",
-     "duplicate_token"},
-    {"induction", "not positional; the strongest composed circuit has shift 1 (the key reads the token one further back than the query does) and wins its row for a majority of the tokens",
-     "on a repeat the key one after an earlier occurrence of the query's context holds the matching token for a majority of the tokens", "induction"},
-    {"repeat_shift_<s>", "not positional; the strongest composed circuit has shift s >= 2 and wins its row for a majority of the tokens",
-     "as induction, s positions after the earlier occurrence (a head that copies the next token through V-composition can attend there)", "repeat_shift_<s>"},
-    {"copy", "share of tokens that are the top-1 of their own OV row >= 1/2, and centred eigenvalue score >= 0.7",
-     "the head raises most tokens it reads above every other token (per token), and its OV circuit is positive in aggregate (claim K2)", "copy"},
-    {"copy_suppression", "share of tokens in the bottom 10 of their own OV row >= 1/2, and centred eigenvalue score <= -0.7",
-     "the head lowers most tokens it reads below almost every other token, and its OV circuit is negative in aggregate (the aggregate alone "
-     "does not say it suppresses token by token, as it does not say a head copies)",
-     "copy_suppression"},
-};
-
 struct label_thresholds {
-    // Labels (label_rules).
-    double offset_mass = 0.5;            ///< previous_token: the predicted score; offset_k: predicted p(k); positional: the top two offsets
-    double sink = 0.3;                   ///< predicted p(BOS)
+    // Labels (labels::label_rows()).
+    double offset_mass = labels::majority;            ///< previous_token: the predicted score; offset_k: predicted p(k); positional: the top two offsets
+    double sink = labels::sink_threshold;  ///< predicted p(BOS)
     double semantic_swing = std::numbers::ln2;  ///< nats: position cannot double a key's weight
-    double copy_top1 = 0.5;              ///< per-token top-1 share
+    double copy_top1 = labels::majority;  ///< per-token top-1 share
     double copying = 0.7;                ///< centred eigenvalue copying score (K2); its negative for suppression
-    double suppression_bottom10 = 0.5;   ///< per-token bottom-10 share
-    std::size_t window = 8;              ///< offsets 0 .. window predicted
+    double suppression_bottom10 = labels::majority;  ///< per-token bottom-10 share
+    std::size_t window = labels::largest_offset;  ///< offsets 0 .. window predicted
     std::size_t queries = 50;            ///< the proxy sequence's length past BOS (the last query)
     std::size_t copy_tokens = 4096;      ///< tokens read by the per-token test (all of V when V is at most this)
     std::size_t content_tokens = 512;    ///< of those, the tokens whose content the predicted attention draws from
     std::size_t circuit_tokens = 4096;   ///< of those, the tokens the circuit search's diagonal tests read (rows and columns)
-    double circuit_share = 0.5;          ///< a circuit label: its top-1 share reaches this
+    double circuit_share = labels::majority;  ///< a circuit label: its top-1 share reaches this
     double content_deviations = 2;       ///< certificates hold for every content within this many standard deviations
     // The seeds' searches (construction checks, claims R7 and R12).
     double one_direction = 0.9;      ///< sigma_1^2 / sum sigma^2 of W_q and of W_k (R7: 1 for seed 001's head)
@@ -94,7 +59,7 @@ struct certified_part {
 };
 
 struct head_labels {
-    std::vector<std::string> labels;     ///< hypotheses, in label_rules' order
+    std::vector<std::string> labels;     ///< hypotheses, in the vocabulary's order
     std::vector<std::string> certified;  ///< those of labels every condition of whose rule interval arithmetic proves
     std::vector<certified_part> certified_parts;  ///< proved conditions of labels that are not certified (semantic's swing)
     std::vector<undecided_label> undecided;
@@ -147,7 +112,7 @@ inline head_labels label_head(const head_structure& s, const label_evidence& e, 
         }
         for (std::size_t k = 0; k < p.size(); ++k)
             if (k != 1 && p[k] >= t.offset_mass) {  // offset 1 is previous_token's, over every query
-                give("offset_" + std::to_string(k), lower && m->by_offset_lower[k] >= t.offset_mass);
+                give(labels::offset_name(k), lower && m->by_offset_lower[k] >= t.offset_mass);
                 positional = true;
             }
         std::vector<std::size_t> order(p.size());

@@ -17,7 +17,7 @@ namespace qkov::scan {
 
 struct mean_field_request {
     bool certify = true;
-    double offset_threshold = 0.5, sink_threshold = 0.3;
+    double offset_threshold = labels::majority, sink_threshold = labels::sink_threshold;
     double content_deviations = 2;  ///< each score may move by this many standard deviations of its content (score_spread)
 };
 

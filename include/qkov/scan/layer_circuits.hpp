@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/circuit_search.hpp"
 #include "qkov/scan/composition_score.hpp"
 #include "qkov/scan/head_metrics.hpp"
@@ -107,7 +108,7 @@ public:
             const auto strongest = std::find_if(result.candidates.begin(), result.candidates.end(),
                                                 [&](const circuit_candidate& c) { return c.top1_share >= settings_.threshold; });
             if (strongest == result.candidates.end()) continue;
-            head_circuit chosen{circuit_label(strongest->shift), *strongest, std::nullopt, false};
+            head_circuit chosen{labels::circuit_label(static_cast<std::size_t>(strongest->shift)), *strongest, std::nullopt, false};
             const int s = chosen.circuit.shift;
             if (s <= 1 && metrics[h].per_token_copying) {
                 // It attends to the earlier occurrence or the token after it and writes its own token.

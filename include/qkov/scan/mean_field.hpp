@@ -28,6 +28,7 @@
 #include "qkov/circuits/rope_layout.hpp"
 #include "qkov/forward/rope_schedule.hpp"
 #include "qkov/io/model_config.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/attention_model.hpp"
 #include "qkov/scalar/interval.hpp"
 #include "qkov/scalar/interval_functions.hpp"
@@ -38,7 +39,7 @@
 namespace qkov::scan {
 
 struct mean_field_settings {
-    std::size_t window = 8;     ///< offsets 0 .. W predicted; queries start at W
+    std::size_t window = labels::largest_offset;  ///< offsets 0 .. W predicted; queries start at W
     std::size_t queries = 128;  ///< N: the proxy sequence's length past BOS, the last query
 };
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/composition_edges.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 #include "qkov/scan/scan_conventions.hpp"
@@ -206,8 +207,8 @@ inline nlohmann::json thresholds_json(const scan_result& r)
 {
     const auto& t = r.thresholds;
     nlohmann::json rules = nlohmann::json::array();
-    for (const auto& rule : label_rules)
-        rules.push_back({{"label", rule.name}, {"rule", rule.rule}, {"reason", rule.reason}, {"confirmed_by", rule.confirmed_by}});
+    for (const auto& row : labels::label_rows())
+        rules.push_back({{"label", row.name}, {"rule", row.rule}, {"reason", row.reason}, {"confirmed_by", labels::confirmed_by_text(row)}});
     return {{"offset_mass", t.offset_mass},       {"sink", t.sink},
             {"semantic_swing", t.semantic_swing}, {"copy_top1", t.copy_top1},
             {"copying", t.copying},               {"suppression_bottom10", t.suppression_bottom10},

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/report/joined_text.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/table.hpp"
@@ -120,7 +121,7 @@ inline std::string label_evidence(const head_metrics& h)
 inline report::table threshold_table(const label_thresholds& t)
 {
     report::table table({"label", "rule", "why"});
-    for (const auto& rule : label_rules) table.add_row({rule.name, rule.rule, rule.reason});
+    for (const auto& row : labels::label_rows()) table.add_row({row.name, row.rule, row.reason});
     table.add_row({"(settings)",
                    report::format("window %zu offsets, queries %zu .. %zu of the proxy sequence, per-token copying over at most %zu tokens", t.window, t.window,
                           t.queries, t.copy_tokens),
