@@ -18,7 +18,8 @@
 namespace qkov::app {
 
 struct scan_cli_options {
-    std::string path, json, layers, markdown, figures;
+    std::string path, json, markdown, figures;
+    std::optional<std::string> layers;  ///< absent: every layer; given, even empty, it must be A-B or A
     std::optional<int> threads;   ///< OpenBLAS threads; unset: its own default
     std::string seed_head_model;  ///< write the seed-head model here and scan it (scan/seed_head_model.hpp)
     std::size_t context = 0;      ///< 0: the model's max_positions (scan_model resolves it)
