@@ -578,7 +578,7 @@ BOOST_AUTO_TEST_CASE(scan_labels_and_predictions_are_read)
     BOOST_TEST(h.predicted.bos.value_or(-1) == 0.2);
     BOOST_TEST(h.predicted.top1_share.value_or(-1) == 0.7);
     // The same model read from another format: the family matches, the architecture string need not.
-    BOOST_TEST(error_of([&] { detect::require_scan_of(s, planted_geometry()); }) == "(no error)");
+    BOOST_TEST(error_of([&] { detect::require_scan_of(s, planted_geometry(), {}); }) == "(no error)");
     // Today's scans: no certificates, no predictions.
     auto old = planted_scan();
     old["heads"][0].erase("certified"), old["heads"][0].erase("mean_field"), old["heads"][0].erase("token_copying");
@@ -594,7 +594,7 @@ BOOST_AUTO_TEST_CASE(a_scan_of_another_model_or_with_a_head_twice_is_refused)
     const auto mismatch = [&](auto change) {
         auto g = planted_geometry();
         change(g);
-        return error_of([&] { detect::require_scan_of(s, g); });
+        return error_of([&] { detect::require_scan_of(s, g, {}); });
     };
     BOOST_TEST(contains(mismatch([](auto& g) { g.family = "gpt2"; }), "scan.json: the scan is of another model: family llama [LlamaForCausalLM] (this model gpt2 [llama2.c])"));
     BOOST_TEST(contains(mismatch([](auto& g) { g.layers = 3; }), "layers x heads 2 x 4 (this model 3 x 4)"));
@@ -624,6 +624,78 @@ BOOST_AUTO_TEST_CASE(a_scan_of_another_model_or_with_a_head_twice_is_refused)
     auto short_offsets = planted_scan();
     short_offsets["heads"][0]["mean_field"]["attention_by_offset"] = {0.5, 0.5};
     BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_labels(short_offsets, "scan.json"); }), "attention_by_offset is not an array of offsets 0 .. 8"));
+}
+
+// The scan document is untrusted: what it says is checked, nothing is sized from its numbers.
+BOOST_AUTO_TEST_CASE(a_scan_document_outside_what_a_scan_writes_is_refused)
+{
+    const auto refused = [](const nlohmann::json& j) { return error_of([&] { (void)detect::parse_scan_labels(j, "scan.json"); }); };
+    auto mystery = planted_scan();
+    mystery["heads"][0]["labels"] = {"previous_token", "mystery"};
+    BOOST_TEST(contains(refused(mystery), "scan.json: heads[0] has the label 'mystery', which is not in qkov's vocabulary"));
+    auto offset_one = planted_scan();  // offset 1 is previous_token's: no such label
+    offset_one["heads"][0]["labels"] = {"offset_1"};
+    BOOST_TEST(contains(refused(offset_one), "the label 'offset_1', which is not in qkov's vocabulary"));
+    auto uncarried = planted_scan();
+    uncarried["heads"][0]["certified"] = {"sink"};
+    BOOST_TEST(contains(refused(uncarried), "heads[0] certifies 'sink', which is not one of its labels"));
+    auto two = planted_scan();
+    two["heads"][0]["mean_field"]["bos"] = 2;
+    BOOST_TEST(contains(refused(two), "heads[0].mean_field's \"bos\" is 2, not a probability in [0, 1]"));
+    auto negative = planted_scan();
+    negative["heads"][0]["mean_field"]["attention_by_offset"][1] = -5;
+    BOOST_TEST(contains(refused(negative), "attention_by_offset[1] is -5, not a probability in [0, 1]"));
+    auto share = planted_scan();
+    share["heads"][0]["token_copying"]["top1_share"] = 1.5;
+    BOOST_TEST(contains(refused(share), "\"top1_share\" is 1.5, not a probability"));
+    // layers x heads that wraps 2^64: read without sizing anything from it, then refused as another model.
+    auto wraps = planted_scan();
+    wraps["model"]["layers"] = std::uint64_t{1} << 62, wraps["model"]["heads"] = 8;
+    wraps["heads"][0]["layer"] = (std::uint64_t{1} << 62) - 1, wraps["heads"][0]["head"] = 7;
+    const auto read = detect::parse_scan_labels(wraps, "scan.json");
+    BOOST_TEST(read.heads.size() == 1u);
+    BOOST_TEST(contains(error_of([&] { detect::require_scan_of(read, planted_geometry(), {}); }), "the scan is of another model: layers x heads 4611686018427387904 x 8"));
+    // The text: a key twice in one object (the empty second list would win), and nesting past 64.
+    const std::string twice = R"({"model": {"family": "llama"}, "heads": [{"layer": 0}], "heads": []})";
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_text(twice, "scan.json"); }), "scan.json: the key \"heads\" appears twice in one object"));
+    const std::string deep = std::string(100, '[') + std::string(100, ']');
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_text(deep, "scan.json"); }), "scan.json: JSON nests deeper than 64 levels"));
+    BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_text("{", "scan.json"); }), "scan.json: not valid JSON"));
+    BOOST_TEST(detect::parse_scan_text(planted_scan().dump(), "scan.json") == planted_scan());
+}
+
+// The scan of another trained model of the same family and shape is refused by its weights; the
+// same model in another container (its weights quantised to Q8_0, rounded to bf16) is accepted.
+BOOST_AUTO_TEST_CASE(a_scan_is_matched_to_its_model_by_a_weight_fingerprint)
+{
+    model::weight_fingerprint mine{{0, 1}, 2, 4, {0.5, -0.25, 0.125, 0.0, 1.0, 0.75, -0.5, 0.25, 0.1, 0.2, 0.3, 0.4, -0.4, -0.3, -0.2, -0.1}};
+    auto with = planted_scan();
+    with["model_fingerprint"] = {{"layers", mine.layers}, {"rows", mine.rows}, {"columns", mine.columns}, {"values", mine.values}};
+    const auto s = detect::parse_scan_labels(with, "scan.json");
+    BOOST_TEST_REQUIRE(s.fingerprint.has_value());
+    BOOST_TEST((s.fingerprint->values == mine.values));
+    BOOST_TEST(error_of([&] { detect::require_scan_of(s, planted_geometry(), mine); }) == "(no error)");
+    // Within half a Q8_0 step of each row (its largest |w| / 127): the same model quantised.
+    auto quantised = mine;
+    quantised.values[0] += 0.5 * 0.5 / 127;  // row 0's largest |w| is 0.5
+    BOOST_TEST(error_of([&] { detect::require_scan_of(s, planted_geometry(), quantised); }) == "(no error)");
+    // Another model: one entry off by more than the bound (0.562 steps) refuses the scan, naming it.
+    auto other = mine;
+    other.values[5] += 0.6 * 1.0 / 127;  // row 1's largest |w| is 1.0
+    BOOST_TEST(contains(error_of([&] { detect::require_scan_of(s, planted_geometry(), other); }),
+                        "scan.json: the scan is of another model of the same family and shape: its weights differ (layer 0, head 0's W_v[1, 1] is 0.750000"));
+    // Malformed fingerprints are named; none is no check (a scan written before it existed).
+    const auto refused = [](auto edit) {
+        auto j = planted_scan();
+        j["model_fingerprint"] = {{"layers", {0, 1}}, {"rows", 2}, {"columns", 4}, {"values", std::vector<double>(16, 0.0)}};
+        edit(j["model_fingerprint"]);
+        return error_of([&] { (void)detect::parse_scan_labels(j, "scan.json"); });
+    };
+    BOOST_TEST(contains(refused([](auto& f) { f["values"].push_back(0.0); }), "model_fingerprint does not hold layers x rows x columns values"));
+    BOOST_TEST(contains(refused([](auto& f) { f["columns"] = 1000000; }), "model_fingerprint has 2 x 1000000 entries per layer, not at most 4 x 32"));
+    BOOST_TEST(contains(refused([](auto& f) { f["layers"] = {0, 1, 2}; }), "model_fingerprint lacks its one or two layers"));
+    BOOST_TEST(contains(refused([](auto& f) { f["values"][3] = "x"; }), "model_fingerprint has a value that is not a finite number"));
+    BOOST_TEST(!detect::parse_scan_labels(planted_scan(), "scan.json").fingerprint.has_value());
 }
 
 // The prediction figures: one per behaviour some head of the scan predicts (here offsets 0 .. 8 and

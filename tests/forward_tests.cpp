@@ -295,6 +295,62 @@ BOOST_AUTO_TEST_CASE(stories260k_files_give_the_same_logits)
     BOOST_TEST(double(xt::amax(xt::abs(a - c))()) > 1e-3);
 }
 
+// TinyStories-656K in its three containers (../shared/real_models/tinystories-656k): the Hugging
+// Face directory (embed_tokens.weight, tied), the original file that holds the tied matrix only as
+// lm_head.weight (src/: read through the tie the other way), and llama.cpp's Q8_0 GGUF (q/k rows
+// in llama.cpp's interleaved order). The first two are one set of float32 numbers: the same logits
+// and greedy text. The GGUF's weights are those numbers quantised: each within half a Q8_0 step of
+// its block (step = the block's largest |w| / 127, stored as float16: at most 127 x 2^-11 of a step
+// more), bounded here by the row's largest |w|, as a block lies within one row.
+BOOST_AUTO_TEST_CASE(tinystories656k_containers_hold_one_model)
+{
+    const auto dir = test::shared_dir_or_skip("real_models/tinystories-656k");
+    if (dir.empty()) return;
+    const auto hf = model::open_model(dir), src = model::open_model(dir / "src"), gguf = model::open_model(dir / "TinyStories-656K-Q8_0.gguf");
+    BOOST_TEST(src.embedding_status() == "tied: stored as the unembedding");
+    BOOST_TEST_REQUIRE(src.embedding().has_value());
+    BOOST_TEST(double(xt::amax(xt::abs(*src.embedding() - *hf.embedding()))()) == 0.0);
+    const std::vector<token_id> tokens{1, 403, 407, 261, 378, 395, 288, 259, 344, 426, 13, 500, 7, 99, 260};
+    const forward::decoder<double> hf_pass(hf), src_pass(src);
+    BOOST_TEST(double(xt::amax(xt::abs(hf_pass.logits(tokens) - src_pass.logits(tokens)))()) == 0.0);
+    const auto greedy = forward::greedy_continuation(hf_pass, {1}, 40, 1);
+    BOOST_TEST(greedy.size() > 10u);
+    BOOST_TEST((forward::greedy_continuation(src_pass, {1}, 40, 1) == greedy));
+
+    const double step_share = 0.5 + 127.0 / 2048.0;
+    const auto within_quantisation = [&](const model::matrix& exact, const model::matrix& quantised, const std::string& what) {
+        BOOST_TEST_REQUIRE(exact.shape() == quantised.shape(), what);
+        double worst = 0;  // the largest error as a share of its row's bound
+        for (std::size_t r = 0; r < exact.shape()[0]; ++r) {
+            double row_max = 0;
+            for (std::size_t c = 0; c < exact.shape()[1]; ++c) row_max = std::max(row_max, std::abs(exact(r, c)));
+            const double bound = step_share * row_max / 127 + 1e-7;
+            for (std::size_t c = 0; c < exact.shape()[1]; ++c) worst = std::max(worst, std::abs(exact(r, c) - quantised(r, c)) / bound);
+        }
+        BOOST_TEST(worst <= 1.0, what << ": error " << worst << " of the Q8_0 bound");
+        BOOST_TEST(worst > 0.0, what << ": quantised, so not equal");  // the GGUF is read, not the safetensors again
+    };
+    const auto d = hf.config().head_dim;
+    for (std::size_t l = 0; l < hf.config().layers; ++l) {
+        const auto a = hf.layer(l), b = gguf.layer(l);
+        for (std::size_t h = 0; h < a.heads.size(); ++h) {
+            const std::string head = std::to_string(l) + "." + std::to_string(h);
+            // llama.cpp's row order within a head: GGUF row 2i + j is Hugging Face row j d/2 + i.
+            model::matrix q = a.heads[h].w_q, k = a.heads[h].w_k;
+            for (std::size_t i = 0; i < d / 2; ++i)
+                for (std::size_t j = 0; j < 2; ++j) {
+                    xt::row(q, 2 * i + j) = xt::row(a.heads[h].w_q, j * d / 2 + i);
+                    xt::row(k, 2 * i + j) = xt::row(a.heads[h].w_k, j * d / 2 + i);
+                }
+            within_quantisation(q, b.heads[h].w_q, "W_q " + head);
+            within_quantisation(k, b.heads[h].w_k, "W_k " + head);
+            within_quantisation(a.heads[h].w_v, b.heads[h].w_v, "W_v " + head);
+        }
+        // W_o's blocks run along the H d inputs, across heads: the whole D x Hd projection, row by row.
+        within_quantisation(hf.layer_output(l), gguf.layer_output(l), "W_o of layer " + std::to_string(l));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(patterns_are_kept_on_request_and_are_causal_distributions)
 {
     const auto dir = test::shared_dir_or_skip("fixtures/models/gpt_neox");

@@ -277,6 +277,11 @@ BOOST_AUTO_TEST_CASE(config_missing)
     const auto dir = tiny_llama("noconfig", 0.5f);
     fs::remove(dir / "config.json");
     BOOST_TEST(contains(layer_error(dir), "config.json is missing"));
+    // A config.json that is a symlink loop is there but cannot be read: said so, not "missing".
+    fs::create_symlink("config.json", dir / "config.json");
+    const auto loop = layer_error(dir);
+    BOOST_TEST(contains(loop, "config.json: cannot be read: Too many levels of symbolic links"), loop);
+    BOOST_TEST(!contains(loop, "missing"), loop);
 }
 
 BOOST_AUTO_TEST_CASE(config_not_json)
@@ -447,6 +452,10 @@ BOOST_AUTO_TEST_CASE(config_fields_of_the_wrong_type_or_range_are_named)
     BOOST_TEST(contains(config_error(llama + R"(,"rope_scaling":"linear"})"), "\"rope_scaling\" is not an object (\"linear\")"));
     BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":0.01})"), "the rotary dimension 0 rotates no pair"));
     BOOST_TEST(contains(config_error(llama + R"(,"rope_theta":1e-300})"), "the RoPE base 1e-300 is not above 1"));
+    // head_dim 16 x 0.3 = 4.8: int() gives 4, rotated; 16 x 0.35 = 5.6 gives 5, odd: refused, never rounded to 4.
+    BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":0.35})"), "the rotary dimension 5 is odd: RoPE rotates pairs"));
+    BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":-0.5})"), "\"partial_rotary_factor\" must be a positive finite number, not -0.5"));
+    BOOST_TEST(contains(config_error(neox + R"(,"partial_rotary_factor":1.5})"), "the rotary fraction must be in (0, 1]"));
 }
 
 // nlohmann::json keeps the last of two equal keys: "num_hidden_layers" 2 then 1 read as 1.

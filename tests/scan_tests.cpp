@@ -638,6 +638,21 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
           "b.json: composition[0]'s target 0.2 is outside its layers 1-1 (a pair belongs to the shard of its later head)");
     check(merge_error({edited(a, [](auto& j) { j["facts"].push_back({{"claim", "R7"}}); }), b}), "a.json states claim R7, which only a scan of the whole seed-head model checks");
     check(merge_error({edited(a, [](auto& j) { j["heads"][1]["cond_q"] = "x"; }), b}), "a.json: heads[1].cond_q is not a number");
+    // What a whole scan could not hold: a head twice, a head past the model's heads, a shard
+    // without its heads, a pair twice or within one layer, a label outside the vocabulary.
+    check(merge_error({a, edited(b, [](auto& j) { j["heads"].push_back(j["heads"][0]); })}), "lists head 1.0 a second time");
+    check(merge_error({a, edited(b, [](auto& j) { j["heads"][0]["head"] = 99; })}), "b.json: heads[0] is head 1.99, but the model has");
+    check(merge_error({a, edited(b, [](auto& j) { j["heads"] = nlohmann::json::array(); })}), "heads, but the model has 2 layers x");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"].push_back(j["composition"][0]); })}), "a second time");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"][0]["source"] = {1, 0}; })}),
+          "b.json: composition[0] is the pair 1.0 -> 1.");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"][0]["source"] = {1, 0}; })}), "composition runs from an earlier layer to a later one");
+    check(merge_error({a, edited(b, [](auto& j) { j["heads"][0]["labels"] = {"mystery"}; })}), "b.json: heads[0] has the label \"mystery\", which is not in qkov's vocabulary");
+    // Two long values that differ past their 77th character are shown where they differ.
+    const std::string long_path = std::string(100, 'x');
+    const auto differ = merge_error({edited(a, [&](auto& j) { j["model"]["path"] = long_path + "A"; }), edited(b, [&](auto& j) { j["model"]["path"] = long_path + "B"; })});
+    check(differ, "xxxA\" in a.json");
+    check(differ, "xxxB\" in b.json");
 
     const auto directory = fs::temp_directory_path() / "scan-tests-merge-files";
     fs::create_directories(directory);
@@ -645,6 +660,10 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(error_of([&] { read_scan_shard(directory / "absent.json"); }), "absent.json: no such file");
     check(error_of([&] { read_scan_shard(directory); }), "scan-tests-merge-files: not a regular file");
     check(error_of([&] { read_scan_shard(directory / "not.json"); }), "not.json: not valid JSON");
+    std::ofstream(directory / "twice.json") << R"({"schema": "qkov.scan/2", "heads": [{"layer": 0}], "heads": []})";
+    check(error_of([&] { read_scan_shard(directory / "twice.json"); }), "twice.json: the key \"heads\" appears twice in one object");
+    std::ofstream(directory / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+    check(error_of([&] { read_scan_shard(directory / "deep.json"); }), "deep.json: JSON nests deeper than 64 levels");
 }
 
 BOOST_AUTO_TEST_CASE(time_left_grows_with_the_layer_pairs)

@@ -20,6 +20,7 @@
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
+#include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/open_model.hpp"
 #include "qkov/report/joined_text.hpp"
 #include "qkov/report/number_text.hpp"
@@ -241,7 +242,8 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     } else if (!o.text.empty()) {
         if (o.text_length) throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self, not a file");
         text.input = inputs::input_file + o.text;
-        const auto ids = io::read_token_id_text(o.text, {.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true)});
+        const auto ids = io::read_token_id_text(o.text, {.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true),
+                                                         .bos = static_cast<std::size_t>(detect::detection_bos(options, c))});
         text.sequences = detect::text_sequences(ids, detect::detection_bos(options, c), text.input);
     } else if (o.text_length) {
         throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self");
@@ -252,7 +254,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     detect::input_pairing pairing;
     if (!o.scan.empty()) {
         scan = detect::read_scan_labels(o.scan);
-        detect::require_scan_of(*scan, detect::geometry_of(c));
+        detect::require_scan_of(*scan, detect::geometry_of(c), model::fingerprint_of(model));
         pairing = detect::pair_scan_with_detection(detect::read_scan_input(o.scan), text.input, "--scan " + o.scan);
         if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
     }
@@ -300,15 +302,25 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
             std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
         std::cout << figures.size() << " figures in " << o.figures << "\n";
     }
+    // The Markdown report and the JSON document are written together: both or neither (a full disk
+    // fails before either is replaced).
+    std::string markdown, json;
     if (!o.markdown.empty())
-        report::write_report_file(o.markdown, markdown_report(o.path, summary, r, on_text, figures,
-                                                              o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown), o.scan, scanned, comparison,
-                                                              judged));
+        markdown = markdown_report(o.path, summary, r, on_text, figures, o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown), o.scan, scanned,
+                                   comparison, judged);
     if (!o.json.empty()) {
         detect::detection_document d{summary, o.dtype, r, comparison, o.scan, on_text, judged.input};
         d.model["path"] = o.path;
-        report::write_report_file(o.json, detect::detection_text(d));
+        json = detect::detection_text(d);
     }
+    std::vector<std::pair<std::filesystem::path, std::string_view>> outputs;
+    for (const auto& [path, text] : {std::pair{&o.markdown, &markdown}, std::pair{&o.json, &json}})
+        if (!path->empty()) {
+            const std::filesystem::path file(*path);
+            if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+            outputs.emplace_back(file, *text);
+        }
+    io::write_files_together(outputs);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -96,7 +97,7 @@ int scan(const scan_cli_options& o)
     } else if (o.calibrate != "random") {
         // A sequence and the BOS it is given must fit in the context the model declares.
         const std::size_t context = io::calibration_context(c.max_positions, c.bos_token_id.has_value());
-        options.calibration = io::read_token_id_text(o.calibrate, {.vocabulary = c.vocab_size, .context = context});
+        options.calibration = io::read_token_id_text(o.calibrate, {.vocabulary = c.vocab_size, .context = context, .bos = c.bos_token_id});
         options.calibration_name = o.calibrate;
     }
     if (o.context == 0 && c.rope && c.max_positions > scan::largest_default_context)
@@ -178,10 +179,11 @@ int scan(const scan_cli_options& o)
 
     // Labels are hypotheses: list each with its heads; the evidence is in the JSON.
     std::map<std::string, std::vector<std::string>> labelled, undecided;
+    std::map<std::string, std::set<std::string>> undecided_reasons;
     for (const auto& h : r.heads) {
         const std::string name = model::head_name(h.layer, h.head);
         for (const auto& l : h.labels.labels) labelled[l].push_back(name);
-        for (const auto& u : h.labels.undecided) undecided[u.label].push_back(name);
+        for (const auto& u : h.labels.undecided) undecided[u.label].push_back(name), undecided_reasons[u.label].insert(u.reason);
     }
     const auto list = [](const std::vector<std::string>& heads) {
         std::string text;
@@ -192,6 +194,11 @@ int scan(const scan_cli_options& o)
               << "\n";
     for (const auto& [label, heads] : labelled) std::cout << "  " << label << ": " << heads.size() << " heads: " << list(heads) << "\n";
     for (const auto& [label, heads] : undecided) std::cout << "  undecided " << label << ": " << heads.size() << " heads\n";
+    // A label no head could be judged on for one reason (a tensor the file lacks, most often) is a
+    // fact about the file, said once where it is seen, not only per head in the JSON.
+    for (const auto& [label, heads] : undecided)
+        if (heads.size() == r.heads.size() && undecided_reasons[label].size() == 1)
+            std::cout << "  NOTE: every head leaves " << label << " undecided: " << *undecided_reasons[label].begin() << "\n";
 
     const nlohmann::json summary = model_summary(model);
     const std::size_t last_layer = options.last_layer.value_or(c.layers - 1);

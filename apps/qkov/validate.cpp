@@ -118,7 +118,7 @@ subcommand add_validate(CLI::App& app)
         ->check(validation_digits());
     command->add_option("--backend", options->backend, "cpp_bin_float, or mpfr where built with MPFR")
         ->check(CLI::IsMember({"cpp_bin_float", "mpfr"}));
-    command->add_option("--max-position", options->max_position, "Largest position")->check(integer_in(64, 100'000'000));
+    command->add_option("--max-position", options->max_position, "Largest position")->check(integer_in(precision::smallest_max_position, precision::largest_max_position));
     command->add_flag("--quick", options->quick, "Few samples (a smoke run)");
     command->add_option("--markdown", options->markdown, "Markdown table ('' for none)");
     command->add_option("--json", options->json, "JSON rows ('' for none)");

@@ -18,7 +18,8 @@
 # (> 1: qkov faster). The split inside qkov comes from `qkov scan --timings`: (a) the forward pass
 # reaching each layer (the proxy sequence and the token chunks go through the layers with the
 # scan), (b) the per-token copying of each layer's heads, summed over the layers, and the time
-# before the first layer (W_E^T W_E, the read-out's token rows).
+# before the first layer (W_E^T W_E, the read-out's token rows); and the circuit search's own time
+# (circuit_seconds), as a share of the rest of the scan: what the circuits add.
 # Every rep is checked: numpy_labels.py --compare fails the script unless qkov's
 # heads[].token_copying has the same token count and shares within 1/T of numpy's (and the median
 # margins within 1e-6).
@@ -42,7 +43,7 @@ echo "model: $("$python" -c 'import json, sys; c = json.load(open(sys.argv[1]));
 for ((r = 0; r < reps; ++r)); do
   echo "rep $((r + 1))/$reps" >&2
   timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" --timings "$3" > /dev/null' "$qkov" "$tmp/model" "$tmp/qkov.json" "$tmp/timings.json"  # exec: time sees qkov itself
-  "$python" -c 'import json, sys; t = json.load(open(sys.argv[1])); print(*(f"{x:.2f}" for x in (sum(l["pass_seconds"] for l in t["layers"]), sum(l["copying_seconds"] for l in t["layers"]), t["before_layers_seconds"])))' "$tmp/timings.json" >> "$tmp/split"
+  "$python" -c 'import json, sys; t = json.load(open(sys.argv[1])); print(*(f"{x:.2f}" for x in (sum(l["pass_seconds"] for l in t["layers"]), sum(l["copying_seconds"] for l in t["layers"]), t["before_layers_seconds"], sum(l["circuit_seconds"] for l in t["layers"]))))' "$tmp/timings.json" >> "$tmp/split"
   timed_run "$tmp/all" "$tmp/numpy.err" numpy "$python" bench/labels/numpy_labels.py "$tmp/model" "$tmp/numpy.json"
   "$python" bench/labels/numpy_labels.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/agreement"
 done
@@ -68,5 +69,8 @@ for name in qkov numpy; do
   printf '| %s | %s | %s | %.1f | %s | %s | %s | %s | %s |\n' "$name" "$w" "$c" "$(awk -v k="$m" 'BEGIN {print k / 1024}')" "$own" "$fwd" "$copy" "$ratio_w" "$ratio_c"
 done
 echo "inside qkov (medians over the reps, from --timings): (a) and (b) in the table; before the first layer $(awk '{print $3}' "$tmp/split" | median) s"
+circuits=$(awk '{print $4}' "$tmp/split" | median)
+qkov_wall=$(awk '$1=="qkov" {print $2}' "$tmp/all" | median)
+echo "circuit search (docs/SCAN-LABELS.md, Circuits): $circuits s of qkov's $qkov_wall s wall: $(awk -v c="$circuits" -v w="$qkov_wall" 'BEGIN {printf "%.1f", 100 * c / (w - c)}') % added to the scan without it"
 echo "agreement (the last rep's; every rep was checked): $(cat "$tmp/agreement")"
 echo "load at the end: $(uptime)"

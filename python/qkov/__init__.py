@@ -53,14 +53,30 @@ def _layer_range(layers):
     return first, last
 
 
+# The largest integer an option takes: the C++ side reads 64-bit integers, and a larger Python int
+# would otherwise raise pybind11's TypeError where the documented error is ValueError.
+_LARGEST = 2**63 - 1
+
+
 def _positive(name, value):
     if value is None:
         return None
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise ValueError(f"qkov: {name} {value!r}: expected an integer")
-    if value < 1:
-        raise ValueError(f"qkov: {name} {value}: expected an integer of at least 1")
+    if value < 1 or value > _LARGEST:
+        raise ValueError(f"qkov: {name} {value}: expected an integer in 1..{_LARGEST}")
     return int(value)
+
+
+def _path(name, value):
+    """A file or directory argument as text: str, bytes or os.PathLike (bytes decoded as the file
+    system does, never written as their repr); anything else is a ValueError naming the argument."""
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise ValueError(f"qkov: {name} {value!r}: expected a path (str, bytes or os.PathLike)")
+    text = os.fsdecode(os.fspath(value))
+    if not text:
+        raise ValueError(f"qkov: {name}: the path is empty")
+    return text
 
 
 class _Document:
@@ -156,7 +172,7 @@ class Scan(_Document):
         return self._native.facts
 
     def figures(self, directory):
-        return self._native.figures(directory)
+        return self._native.figures(_path("directory", directory))
 
     def __repr__(self):
         first, last = self.scanned_layers
@@ -164,8 +180,8 @@ class Scan(_Document):
 
 
 def _non_negative(name, value):
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"qkov: {name} {value!r}: expected a non-negative integer")
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0 or value > _LARGEST:
+        raise ValueError(f"qkov: {name} {value!r}: expected a non-negative integer of at most {_LARGEST}")
     return int(value)
 
 
@@ -290,7 +306,7 @@ class Detection(_Document, _Behaviours):
         return None if self._native.text_input is None else TextBehaviour(self)
 
     def figures(self, directory):
-        return self._native.figures(directory)
+        return self._native.figures(_path("directory", directory))
 
     def __repr__(self):
         return f"<qkov.Detection of {self.model.path}>"
@@ -319,7 +335,7 @@ def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float
     if isinstance(scan, Scan):
         scan_text, scan_name = scan.to_json(), f"qkov.scan of {scan.model.path}"
     elif scan is not None:
-        scan_file = os.fspath(scan)
+        scan_file = _path("scan", scan)
     return Detection(_detect(path_or_model, length, samples, seed, bos, dtype, scan_file, scan_text, scan_name,
                              _positive("threads", threads), text, text_length))
 

@@ -18,6 +18,7 @@
 #include "qkov/detect/text_detection.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
 #include "qkov/io/token_id_text.hpp"
+#include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/model_summary.hpp"
 
 namespace qkov::python {
@@ -62,12 +63,7 @@ std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const
         return std::pair{std::move(labels), detect::read_scan_input(*file)};
     }
     if (!text) return std::nullopt;
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::invalid_argument("qkov: scan: not valid JSON (" + std::string(e.what()) + ")");
-    }
+    const nlohmann::json j = detect::parse_scan_text(*text, name);
     return std::pair{detect::parse_scan_labels(j, name), detect::scan_input(j, name)};
 }
 
@@ -86,7 +82,8 @@ detect::text_request text_argument(const py::object& text, std::optional<std::si
         request.length = text_length.value_or(request.length);
         return request;
     }
-    const io::token_id_limits limits{.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true)};
+    const io::token_id_limits limits{.vocabulary = c.vocab_size, .context = io::calibration_context(c.max_positions, true),
+                                     .bos = static_cast<std::size_t>(detect::detection_bos(options, c))};
     if (py::isinstance<py::str>(text) || py::hasattr(text, "__fspath__")) {
         const std::string path = py::str(py::module_::import("os").attr("fspath")(text)).cast<std::string>();
         request.input = inputs::input_file + path;
@@ -140,7 +137,7 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     const auto scan = scan_to_compare(scan_file, scan_text, scan_name);
     std::optional<detect::scan_labels> labels;
     if (scan) {
-        detect::require_scan_of(scan->first, detect::geometry_of(m.config()));
+        detect::require_scan_of(scan->first, detect::geometry_of(m.config()), model::fingerprint_of(m));
         out->scan_file = scan_file ? *scan_file : scan_name;
         const auto pairing = detect::pair_scan_with_detection(scan->second, request.input, out->scan_file);
         if (!pairing.warning.empty()) {

@@ -63,7 +63,10 @@ py::list validate(int digits, bool quick, std::optional<std::int64_t> max_positi
     if (digits != 50 && digits != 100) throw std::invalid_argument("qkov: digits " + std::to_string(digits) + ": only 50 and 100 are built in");
     precision::validation_plan plan;
     if (max_position) {
-        if (*max_position < 1) throw std::invalid_argument("qkov: max_position must be at least 1");
+        if (*max_position < precision::smallest_max_position || *max_position > precision::largest_max_position)
+            throw std::invalid_argument("qkov: max_position " + std::to_string(*max_position) + " is out of range, expected an integer in " +
+                                        std::to_string(precision::smallest_max_position) + ".." + std::to_string(precision::largest_max_position) +
+                                        " (as qkov validate --max-position)");
         plan.max_position = *max_position;
     }
     if (quick) plan = {plan.max_position, 2, 1, 2, 1, plan.seed};  // as `qkov validate --quick`

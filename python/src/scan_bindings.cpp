@@ -58,7 +58,8 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
         self->seed = calibrate_seed.value_or(self->seed);
     } else if (!calibrate.is_none() && !named("random")) {
         const io::token_id_limits limits{.vocabulary = m.config().vocab_size,
-                                         .context = io::calibration_context(m.config().max_positions, m.config().bos_token_id.has_value())};
+                                         .context = io::calibration_context(m.config().max_positions, m.config().bos_token_id.has_value()),
+                                         .bos = m.config().bos_token_id};
         if (py::isinstance<py::str>(calibrate) || py::hasattr(calibrate, "__fspath__")) {
             options.calibration_name = py::str(py::module_::import("os").attr("fspath")(calibrate)).cast<std::string>();
             options.calibration = io::read_token_id_text(options.calibration_name, limits);

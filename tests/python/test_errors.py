@@ -1,6 +1,7 @@
 """Bad input raises a named Python exception with qkov's message, and never takes the interpreter
 down: a missing file, a pickle, a NaN weight, a layer outside the model."""
 import json
+import os
 import shutil
 import struct
 
@@ -66,3 +67,22 @@ def test_a_layer_outside_the_model():
 def test_the_model_file_error_is_its_own_type():
     assert issubclass(qkov.ModelFileError, Exception)
     assert not issubclass(qkov.ModelFileError, ValueError)  # a bad file is not a bad option
+
+
+def test_arguments_outside_what_the_library_takes_are_value_errors(tmp_path):
+    """Integers past 64 bits, paths given as bytes or as something else, a directory of token ids:
+    each a ValueError naming the argument (never pybind11's TypeError, never a file named b'...')."""
+    path = str(fixture_model("llama"))
+    with pytest.raises(ValueError, match=r"threads 1180591620717411303424: expected an integer in 1\.\."):
+        qkov.scan(path, threads=2**70)
+    with pytest.raises(ValueError, match=r"calibrate_seed 1180591620717411303424: expected a non-negative integer of at most"):
+        qkov.scan(path, calibrate="self", calibrate_seed=2**70)
+    with pytest.raises(ValueError, match="scan 3.5: expected a path"):
+        qkov.detect(path, samples=1, length=4, scan=3.5)
+    with pytest.raises(ValueError, match="not a regular file \\(a directory\\): token ids are read from a file"):
+        qkov.scan(path, calibrate=str(tmp_path))
+    # bytes paths are paths: the figures go into the directory named, not into "b'figs'".
+    written = qkov.scan(path, layers=0).figures(os.fsencode(str(tmp_path / "figs")))
+    assert len(written) > 0
+    assert (tmp_path / "figs").is_dir()
+    assert not any("b'" in p.name for p in tmp_path.iterdir())

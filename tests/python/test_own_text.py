@@ -122,7 +122,7 @@ def test_bad_text_options_raise_value_error():
         qkov.detect(path, samples=2, length=10, text="self", text_length=7)
     with pytest.raises(ValueError, match="text_length 500 makes sequences of 501 tokens"):
         qkov.detect(path, samples=2, length=10, text="self", text_length=500)
-    with pytest.raises(ValueError, match="expected an integer of at least 1"):
+    with pytest.raises(ValueError, match="text_length 0: expected an integer in 1.."):
         qkov.detect(path, text="self", text_length=0)
     with pytest.raises(ValueError, match="text: expected None"):
         qkov.detect(path, samples=2, length=10, text=[["a"]])

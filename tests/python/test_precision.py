@@ -33,6 +33,8 @@ def test_an_audit_setting_it_cannot_honour_is_named():
         qkov.audit_rope(dtypes=["fp8"])
     with pytest.raises(ValueError, match="d = 96"):
         qkov.audit_rope(d=96, max_position=10)
+    with pytest.raises(ValueError, match="dtypes is empty: name at least one of fp32, bf16, fp16"):
+        qkov.audit_rope(dtypes=[])
 
 
 def test_validate_is_the_clis(tmp_path):
@@ -45,3 +47,8 @@ def test_validate_is_the_clis(tmp_path):
         assert row["within_bound"] and row["max_residual"] == reference["max_residual"] and row["bound"] == reference["bound"]
     with pytest.raises(ValueError, match="only 50 and 100 are built in"):
         qkov.validate(digits=64)
+    # The CLI's range of --max-position, not a run that never ends.
+    with pytest.raises(ValueError, match=r"max_position 4611686018427387904 is out of range, expected an integer in 64\.\.100000000"):
+        qkov.validate(max_position=2**62)
+    with pytest.raises(ValueError, match="max_position 1 is out of range"):
+        qkov.validate(max_position=1)

@@ -7,25 +7,41 @@
 // and geometry (layers, heads, kv_heads, hidden_size, head_dim, vocab_size) as the model detected.
 // The family, not the architecture string, is compared, because one model read from a Hugging Face
 // directory, a GGUF file and a llama2.c file names its architecture three ways ("LlamaForCausalLM",
-// "llama", "llama2.c"). A head listed twice is refused: which of its two label sets would count?
+// "llama", "llama2.c"). Within one family and shape, the scan's weight fingerprint (a few of the
+// weights it read, model/weight_fingerprint.hpp) must match the model's within the quantisation of
+// any container: the scan of another trained model of the same shape is refused, not compared (a
+// scan written before the fingerprint existed is compared by family and shape alone). A head
+// listed twice is refused: which of its two label sets would count?
+//
+// The document is untrusted: nothing is sized from its numbers (a head is remembered by its name,
+// so layers x heads that wrap 2^64 allocate nothing), it nests at most 64 levels, no object holds a
+// key twice, every label is one of the vocabulary's (labels/vocabulary.hpp), every certified label
+// is one of the head's labels, and every prediction is a probability in [0, 1].
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "qkov/forward/head_scores.hpp"
 #include "qkov/io/model_config.hpp"
+#include "qkov/io/untrusted_json.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/head_name.hpp"
+#include "qkov/model/weight_fingerprint.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 
 namespace qkov::detect {
@@ -79,6 +95,7 @@ struct scan_labels {
     std::string file;
     model_geometry model;
     std::vector<weight_labels> heads;
+    std::optional<model::weight_fingerprint> fingerprint;  ///< absent in scans written before it existed
 };
 
 namespace detail {
@@ -107,13 +124,21 @@ inline std::vector<std::string> scan_strings(const nlohmann::json& h, const char
     return out;
 }
 
-/// j[key] as a number, unset when absent or null; anything else is an error.
+/// A probability the scan predicted: a number in [0, 1]; anything else is an error naming it.
+inline double scan_probability(const nlohmann::json& v, const std::string& file, const std::string& what)
+{
+    if (!v.is_number()) throw scan_file_error("qkov: " + file + ": " + what + " is not a number");
+    const double x = v.get<double>();
+    if (!(x >= 0 && x <= 1)) throw scan_file_error("qkov: " + file + ": " + what + " is " + v.dump() + ", not a probability in [0, 1]");
+    return x;
+}
+
+/// j[key] as a probability, unset when absent or null; anything else is an error.
 inline std::optional<double> scan_number(const nlohmann::json& j, const char* key, const std::string& file, const std::string& where)
 {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null()) return std::nullopt;
-    if (!it->is_number()) throw scan_file_error("qkov: " + file + ": " + where + "'s \"" + key + "\" is not a number");
-    return it->get<double>();
+    return scan_probability(*it, file, where + "'s \"" + key + "\"");
 }
 
 inline weight_predictions scan_predictions(const nlohmann::json& h, const std::string& file, const std::string& where)
@@ -126,10 +151,8 @@ inline weight_predictions scan_predictions(const nlohmann::json& h, const std::s
                 throw scan_file_error("qkov: " + file + ": " + where + "'s mean_field.attention_by_offset is not an array of offsets 0 .. " +
                                       std::to_string(forward::largest_offset));
             std::array<double, forward::largest_offset + 1> by_offset{};
-            for (std::size_t k = 0; k < by_offset.size(); ++k) {
-                if (!(*a)[k].is_number()) throw scan_file_error("qkov: " + file + ": " + where + "'s mean_field.attention_by_offset has a non-number");
-                by_offset[k] = (*a)[k].get<double>();
-            }
+            for (std::size_t k = 0; k < by_offset.size(); ++k)
+                by_offset[k] = scan_probability((*a)[k], file, where + "'s mean_field.attention_by_offset[" + std::to_string(k) + "]");
             p.attention_by_offset = by_offset;
         }
         p.bos = scan_number(*m, k::bos, file, where + ".mean_field");
@@ -140,6 +163,33 @@ inline weight_predictions scan_predictions(const nlohmann::json& h, const std::s
         p.bottom10_share = scan_number(*t, k::bottom10_share, file, where + ".token_copying");
     }
     return p;
+}
+
+/// The document's model_fingerprint, checked for shape (at most 2 layers x 4 x 32 numbers).
+inline std::optional<model::weight_fingerprint> scan_fingerprint(const nlohmann::json& j, const std::string& file)
+{
+    const auto it = j.find(scan::scan_json_keys::model_fingerprint);
+    if (it == j.end()) return std::nullopt;
+    const auto bad = [&](const std::string& what) { return scan_file_error("qkov: " + file + ": model_fingerprint " + what); };
+    if (!it->is_object()) throw bad("is not an object");
+    model::weight_fingerprint f;
+    f.rows = scan_index(*it, "rows", file, "model_fingerprint"), f.columns = scan_index(*it, "columns", file, "model_fingerprint");
+    const auto layers = it->find("layers"), values = it->find("values");
+    if (layers == it->end() || !layers->is_array() || layers->empty() || layers->size() > 2) throw bad("lacks its one or two layers");
+    for (const auto& l : *layers) {
+        if (!l.is_number_integer() || l.get<std::int64_t>() < 0) throw bad("has a layer that is not a layer number");
+        f.layers.push_back(l.get<std::size_t>());
+    }
+    if (f.rows == 0 || f.rows > model::fingerprint_rows || f.columns == 0 || f.columns > model::fingerprint_columns)
+        throw bad("has " + std::to_string(f.rows) + " x " + std::to_string(f.columns) + " entries per layer, not at most " +
+                  std::to_string(model::fingerprint_rows) + " x " + std::to_string(model::fingerprint_columns));
+    if (values == it->end() || !values->is_array() || values->size() != f.layers.size() * f.rows * f.columns)
+        throw bad("does not hold layers x rows x columns values");
+    for (const auto& v : *values) {
+        if (!v.is_number() || !std::isfinite(v.get<double>())) throw bad("has a value that is not a finite number");
+        f.values.push_back(v.get<double>());
+    }
+    return f;
 }
 
 } // namespace detail
@@ -162,7 +212,8 @@ inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string&
     out.model.hidden_size = detail::scan_index(m, "hidden_size", file, model_where);
     out.model.head_dim = detail::scan_index(m, "head_dim", file, model_where);
     out.model.vocab_size = detail::scan_index(m, "vocab_size", file, model_where);
-    std::vector<bool> seen(out.model.layers * out.model.heads, false);
+    out.fingerprint = detail::scan_fingerprint(j, file);
+    std::set<std::pair<std::size_t, std::size_t>> seen;  // by name: nothing sized from the document's numbers
     for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
         const auto& h = j[k::heads][i];
         const std::string where = "heads[" + std::to_string(i) + "]";
@@ -171,14 +222,26 @@ inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string&
         const std::string name = model::head_name(w.layer, w.head);
         if (w.layer >= out.model.layers || w.head >= out.model.heads)
             throw scan_file_error("qkov: " + file + ": " + where + " names head " + name + ", outside the model");
-        if (seen[w.layer * out.model.heads + w.head]) throw scan_file_error("qkov: " + file + ": " + where + " lists head " + name + " a second time");
-        seen[w.layer * out.model.heads + w.head] = true;
+        if (!seen.emplace(w.layer, w.head).second) throw scan_file_error("qkov: " + file + ": " + where + " lists head " + name + " a second time");
         w.labels = detail::scan_strings(h, k::labels, true, file, where);
         w.certified = detail::scan_strings(h, k::certified, false, file, where);
+        for (const auto& l : w.labels)
+            if (!labels::parse_label(l)) throw scan_file_error("qkov: " + file + ": " + where + " has the label '" + l + "', which is not in qkov's vocabulary");
+        for (const auto& l : w.certified)
+            if (!w.has(l)) throw scan_file_error("qkov: " + file + ": " + where + " certifies '" + l + "', which is not one of its labels");
         w.predicted = detail::scan_predictions(h, file, where);
         out.heads.push_back(std::move(w));
     }
     return out;
+}
+
+/// Parses a scan document's text: at most 64 levels deep and no key twice in one object (checked
+/// before the tree is built); `name` names it in errors.
+inline nlohmann::json parse_scan_text(const std::string& text, const std::string& name)
+{
+    auto parsed = io::parse_untrusted_json(text, 64);  // a scan document nests 6 levels
+    if (const auto* problem = std::get_if<std::string>(&parsed)) throw scan_file_error("qkov: " + name + ": " + *problem);
+    return std::get<nlohmann::json>(std::move(parsed));
 }
 
 /// Reads `file` (the JSON of qkov scan --json); errors name the file and what is wrong.
@@ -191,17 +254,14 @@ inline scan_labels read_scan_labels(const std::filesystem::path& file)
     constexpr std::uintmax_t limit = std::uintmax_t{1} << 30;
     if (fs::file_size(file, ec) > limit) throw scan_file_error("qkov: --scan " + name + ": larger than 1 GiB, not a scan's JSON");
     std::ifstream in(file, std::ios::binary);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw scan_file_error("qkov: --scan " + name + ": not valid JSON (" + e.what() + ")");
-    }
-    return parse_scan_labels(j, "--scan " + name);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw scan_file_error("qkov: --scan " + name + ": cannot be read");
+    return parse_scan_labels(parse_scan_text(text, "--scan " + name), "--scan " + name);
 }
 
-/// Throws scan_file_error naming every way the scan's model differs from `model`.
-inline void require_scan_of(const scan_labels& scan, const model_geometry& model)
+/// Throws scan_file_error naming every way the scan's model differs from `model`, whose weight
+/// fingerprint is `fingerprint` (compared when the scan has one).
+inline void require_scan_of(const scan_labels& scan, const model_geometry& model, const model::weight_fingerprint& fingerprint)
 {
     std::string differences;
     const auto differ = [&differences](const char* what, const std::string& in_scan, const std::string& in_model) {
@@ -218,6 +278,9 @@ inline void require_scan_of(const scan_labels& scan, const model_geometry& model
     differ("head_dim", std::to_string(s.head_dim), std::to_string(model.head_dim));
     differ("vocab_size", std::to_string(s.vocab_size), std::to_string(model.vocab_size));
     if (!differences.empty()) throw scan_file_error("qkov: " + scan.file + ": the scan is of another model: " + differences);
+    if (scan.fingerprint)
+        if (const auto weights = model::fingerprint_difference(*scan.fingerprint, fingerprint))
+            throw scan_file_error("qkov: " + scan.file + ": the scan is of another model of the same family and shape: its weights differ (" + *weights + ")");
 }
 
 } // namespace qkov::detect

@@ -173,7 +173,7 @@ inline void require_forward_tensors(const model::attention_model& m)
     const auto names = needed_names(c);
     std::vector<std::string> missing;
     for (const auto& g : names.global)
-        if (m.global_tensor({g.c_str()}) == nullptr) missing.push_back(g);
+        if (m.global_tensor({g.c_str()}) == nullptr && !(g == names.global.front() && m.has_embedding())) missing.push_back(g);  // the first is the embedding
     using presence = model::attention_model::presence;
     const auto unembedding = m.unembedding_presence();
     if ((unembedding == presence::absent || unembedding == presence::tied_to_absent) && m.global_tensor({names.global.front().c_str()}) != nullptr)

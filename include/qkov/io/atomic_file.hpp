@@ -21,10 +21,13 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace qkov::io {
 
@@ -101,11 +104,21 @@ public:
     /// fsync, close (both checked), then rename over the target.
     void commit()
     {
+        flush();
+        rename_over_target();
+    }
+    /// fsync and close, both checked: after this the data is on disk (a full disk fails here).
+    void flush()
+    {
         if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)  // EINVAL: the file system cannot sync; nothing lost
             throw output_file_error(target_, errno_text(errno));
         const int fd = fd_;
         fd_ = -1;
         if (::close(fd) != 0) throw output_file_error(target_, errno_text(errno));
+    }
+    /// Renames the flushed temporary over the target (a rename takes no space).
+    void rename_over_target()
+    {
         if (::rename(path_.c_str(), target_.c_str()) != 0) throw output_file_error(target_, errno_text(errno));
         committed_ = true;
     }
@@ -125,6 +138,21 @@ inline void write_file_atomically(const std::filesystem::path& path, std::string
     detail::temporary_file temporary(path);
     detail::write_all(temporary.fd(), contents, path);
     temporary.commit();
+}
+
+/// Several files written together: every one is written and flushed to a temporary first, and only
+/// then renamed over its target, so a failure while writing (a full disk) replaces none of them
+/// (a run's JSON and its Markdown report are both there or neither is).
+inline void write_files_together(const std::vector<std::pair<std::filesystem::path, std::string_view>>& files)
+{
+    for (const auto& [path, contents] : files) detail::require_replaceable(path);
+    std::vector<std::unique_ptr<detail::temporary_file>> temporaries;
+    for (const auto& [path, contents] : files) {
+        temporaries.push_back(std::make_unique<detail::temporary_file>(path));
+        detail::write_all(temporaries.back()->fd(), contents, path);
+    }
+    for (auto& t : temporaries) t->flush();
+    for (auto& t : temporaries) t->rename_over_target();
 }
 
 /// The same for contents made in pieces: write(put) calls put(piece) for each piece, in order, and

@@ -354,9 +354,10 @@ inline model_config parse_model_config(const nlohmann::json& j, const std::strin
         r.base = detail::config_number(p, {"rope_theta"}, detail::config_number(j, {"rope_theta", "rotary_emb_base"}, default_base, file), file);
         const double fraction =
             detail::config_number(p, {"partial_rotary_factor"}, detail::config_number(j, {"partial_rotary_factor", "rotary_pct"}, 1.0, file), file);
-        if (fraction > 1.0) throw model_file_error(file, "the rotary fraction must be in (0, 1]");
+        if (!(fraction > 0.0 && fraction <= 1.0)) throw model_file_error(file, "the rotary fraction must be in (0, 1]");
+        // As transformers: int(head_dim x fraction). An odd width is refused (check_rope), never
+        // rounded to a pair the model does not rotate.
         r.rotary_dim = static_cast<std::size_t>(static_cast<double>(c.head_dim) * fraction);
-        r.rotary_dim -= r.rotary_dim % 2;
         const nlohmann::json* scaling = config_key(j, {"rope_scaling"});
         if (scaling != nullptr && !scaling->is_object()) throw model_file_error(file, "\"rope_scaling\" is not an object (" + detail::json_text(*scaling) + ")");
         if (scaling == nullptr) scaling = params && params->is_object() ? params : nullptr;

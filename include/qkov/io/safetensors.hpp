@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/io/json_depth.hpp"
+#include "qkov/io/json_repeated_key.hpp"
 #include "qkov/io/mapped_file.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/tensor_view.hpp"
@@ -46,53 +47,6 @@ inline std::uint64_t json_size(const nlohmann::json& v, const std::string& file,
     if (v.is_number_unsigned()) return v.get<std::uint64_t>();
     if (v.is_number_integer()) throw model_file_error(file, tensor, std::string(what) + " is negative (" + v.dump() + ")");
     throw model_file_error(file, tensor, std::string(what) + " is not an integer (" + v.dump() + ")");
-}
-
-/// A key that one object of a JSON text holds twice, and the depth of that object (1: the top level).
-struct repeated_json_key {
-    std::string key;
-    std::size_t depth = 0;
-};
-
-/// The first key repeated within one object, at any depth, or nullopt (a SAX pass: the DOM keeps
-/// the last of two values silently: a config whose second "num_hidden_layers" wins, an index
-/// that places one tensor in two shards). The text is parsed again for the DOM afterwards.
-inline std::optional<repeated_json_key> first_repeated_key(std::string_view text)
-{
-    struct collector : nlohmann::json_sax<nlohmann::json> {
-        std::vector<std::set<std::string>> objects;  ///< the keys seen so far in each open object
-        std::optional<repeated_json_key> repeated;
-        bool null() override { return true; }
-        bool boolean(bool) override { return true; }
-        bool number_integer(number_integer_t) override { return true; }
-        bool number_unsigned(number_unsigned_t) override { return true; }
-        bool number_float(number_float_t, const string_t&) override { return true; }
-        bool string(string_t&) override { return true; }
-        bool binary(binary_t&) override { return true; }
-        bool start_object(std::size_t) override
-        {
-            objects.emplace_back();
-            return true;
-        }
-        bool key(string_t& k) override
-        {
-            if (!objects.back().insert(k).second) {
-                repeated = repeated_json_key{k, objects.size()};
-                return false;  // one is enough: stop parsing
-            }
-            return true;
-        }
-        bool end_object() override
-        {
-            objects.pop_back();
-            return true;
-        }
-        bool start_array(std::size_t) override { return true; }
-        bool end_array() override { return true; }
-        bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-    } sax;
-    nlohmann::json::sax_parse(text, &sax, nlohmann::json::input_format_t::json, false);
-    return sax.repeated;
 }
 
 } // namespace detail
@@ -122,7 +76,7 @@ public:
         nlohmann::json header = nlohmann::json::parse(text, nullptr, false);
         if (header.is_discarded()) throw model_file_error(file, "header is not valid JSON");
         if (!header.is_object()) throw model_file_error(file, "header is not a JSON object");
-        if (const auto dup = detail::first_repeated_key(text)) {
+        if (const auto dup = first_repeated_key(text)) {
             if (dup->depth == 1) throw model_file_error(file, dup->key, "the name appears twice in the header");
             throw model_file_error(file, "the key \"" + dup->key + "\" appears twice in one object of the header");
         }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/io/json_depth.hpp"
+#include "qkov/io/json_repeated_key.hpp"
 #include "qkov/io/model_file_error.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/io/tensor_view.hpp"
@@ -47,7 +48,7 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path)
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw model_file_error(path.string(), "not valid JSON");
     if (!j.is_object()) throw model_file_error(path.string(), "not a JSON object");
-    if (const auto dup = detail::first_repeated_key(text))
+    if (const auto dup = first_repeated_key(text))
         throw model_file_error(path.string(), "the key \"" + dup->key + "\" appears twice in one object (JSON readers disagree on which one counts)");
     return j;
 }

@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,6 +29,13 @@ struct token_id_limits {
     std::size_t context = 0;                ///< the longest sequence (0: no limit)
     std::size_t largest_file = 64u << 20;   ///< bytes
     std::size_t most_tokens = 1u << 20;     ///< ids in the whole file
+    std::optional<std::size_t> bos = std::nullopt;  ///< a sequence that starts with it holds context + 1 ids: BOS is not put first again
+
+    /// The longest `ids` may be: the context, one more when it starts with BOS.
+    [[nodiscard]] std::size_t longest(const std::vector<std::size_t>& ids) const
+    {
+        return context + (bos && !ids.empty() && ids.front() == *bos ? 1 : 0);
+    }
 };
 
 /// The sequences of `text` (named `name` in errors).
@@ -74,8 +83,8 @@ inline std::vector<std::vector<std::size_t>> parse_token_id_text(std::string_vie
             ids.push_back(id);
         }
         if (ids.empty()) continue;
-        if (limits.context && ids.size() > limits.context)
-            fail(line, std::to_string(ids.size()) + " tokens, more than the model's context of " + std::to_string(limits.context));
+        if (limits.context && ids.size() > limits.longest(ids))
+            fail(line, std::to_string(ids.size()) + " tokens, more than the model's context of " + std::to_string(limits.longest(ids)));
         sequences.push_back(std::move(ids));
     }
     if (sequences.empty()) fail(0, "no token ids (one sequence per line, decimal ids separated by spaces)");
@@ -94,8 +103,8 @@ inline void check_token_sequences(const std::vector<std::vector<std::size_t>>& s
     for (std::size_t s = 0; s < sequences.size(); ++s) {
         const auto& ids = sequences[s];
         if (ids.empty()) fail(s, "empty");
-        if (limits.context && ids.size() > limits.context)
-            fail(s, std::to_string(ids.size()) + " tokens, more than the model's context of " + std::to_string(limits.context));
+        if (limits.context && ids.size() > limits.longest(ids))
+            fail(s, std::to_string(ids.size()) + " tokens, more than the model's context of " + std::to_string(limits.longest(ids)));
         for (const std::size_t id : ids)
             if (id >= limits.vocabulary) fail(s, "token id " + std::to_string(id) + " is not below the vocabulary size " + std::to_string(limits.vocabulary));
         if ((total += ids.size()) > limits.most_tokens) fail(s, "more than " + std::to_string(limits.most_tokens) + " token ids in all");
@@ -112,6 +121,15 @@ inline std::size_t calibration_context(std::size_t max_positions, bool has_bos)
 /// The sequences of the file at `path`.
 inline std::vector<std::vector<std::size_t>> read_token_id_text(const std::string& path, const token_id_limits& limits)
 {
+    // Checked before opening: opening a FIFO blocks until something writes to it (forever, from a
+    // Python call holding the GIL), and a directory opens and reports a size of 2^63 - 1.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (status.type() == std::filesystem::file_type::not_found) throw token_id_text_error("qkov: " + path + ": no such file");
+    if (status.type() != std::filesystem::file_type::regular)
+        throw token_id_text_error("qkov: " + path + ": not a regular file (" +
+                                  (status.type() == std::filesystem::file_type::directory ? std::string("a directory") : std::string("a FIFO, socket or device")) +
+                                  "): token ids are read from a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw token_id_text_error("qkov: " + path + ": cannot be opened");
     in.seekg(0, std::ios::end);

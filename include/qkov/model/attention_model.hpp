@@ -74,7 +74,7 @@ public:
     /// of holding V x D doubles. Throws std::out_of_range past row V.
     [[nodiscard]] std::optional<matrix> embedding_rows(std::size_t first, std::size_t count) const
     {
-        return vocabulary_rows(find_any(layout().embedding), first, count);
+        return vocabulary_rows(embedding_tensor(), first, count);
     }
     /// Rows [first, first + count) of the unembedding (the embedding's when tied).
     [[nodiscard]] std::optional<matrix> unembedding_rows(std::size_t first, std::size_t count) const
@@ -93,13 +93,27 @@ public:
     }
     /// Whether the file holds the embedding (present or absent) and the unembedding (present, tied to
     /// the embedding, or absent; the metrics that need an absent one cannot run).
-    enum class presence { present, tied, absent, tied_to_absent };
-    [[nodiscard]] presence embedding_presence() const { return find_any(layout().embedding) ? presence::present : presence::absent; }
+    enum class presence { present, tied, absent, tied_to_absent, stored_as_unembedding };
+    [[nodiscard]] presence embedding_presence() const
+    {
+        if (find_any(layout().embedding)) return presence::present;
+        return embedding_tensor() != nullptr ? presence::stored_as_unembedding : presence::absent;
+    }
     [[nodiscard]] presence unembedding_presence() const
     {
         if (find_any(layout().unembedding)) return presence::present;
         if (config_.tied_embeddings) return embedding_presence() == presence::present ? presence::tied : presence::tied_to_absent;
         return presence::absent;
+    }
+    /// Whether the embedding can be read (under its own name or, tied, the unembedding's).
+    [[nodiscard]] bool has_embedding() const { return embedding_tensor() != nullptr; }
+    /// The embedding's tensor: under its own name, or, for a tied model whose file holds the one
+    /// matrix under the output's name alone (safetensors keeps one of two shared tensors, and
+    /// TinyStories-656K's original file kept lm_head.weight), the unembedding's. nullptr: neither.
+    [[nodiscard]] const io::tensor_view* embedding_tensor() const
+    {
+        if (const auto* e = find_any(layout().embedding)) return e;
+        return config_.tied_embeddings ? find_any(layout().unembedding) : nullptr;
     }
     /// As `qkov inspect` and the JSON documents say it.
     static const char* presence_text(presence p)
@@ -109,6 +123,7 @@ public:
         case presence::tied: return "tied to the embedding";
         case presence::absent: return "absent";
         case presence::tied_to_absent: return "absent (tied to the absent embedding)";
+        case presence::stored_as_unembedding: return "tied: stored as the unembedding";
         }
         return "absent";
     }
@@ -296,7 +311,7 @@ private:
             throw io::model_file_error(source_->location(), "the config states " + std::to_string(L) + " layers, but tensor '" + prefixes().front() +
                                                                 layer_prefix(L - 1) + suffix + "' of the last of them is missing");
         shaped(*last, rows, cols);
-        if (const auto* e = find_any(layout().embedding); e && e->shape.size() == 2)
+        if (const auto* e = embedding_tensor(); e && e->shape.size() == 2)
             shaped(*e, config_.vocab_size, D);
     }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <system_error>
 
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/open_checkpoint.hpp"
@@ -24,7 +25,10 @@ inline attention_model open_model(const std::filesystem::path& path)
     const auto dir = std::filesystem::is_directory(path, ec) ? path : path.parent_path();
     auto source = io::open_safetensors_checkpoint(path);  // refuses pickles and empty directories first
     const auto config_path = dir / "config.json";
-    if (!std::filesystem::exists(config_path, ec)) throw io::model_file_error(config_path.string(), "config.json is missing beside the weights");
+    // A symlink loop or an unreadable directory is an error of its own, not a missing file.
+    const auto status = std::filesystem::status(config_path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) throw io::model_file_error(config_path.string(), "cannot be read: " + ec.message());
+    if (!std::filesystem::exists(status)) throw io::model_file_error(config_path.string(), "config.json is missing beside the weights");
     auto config = io::parse_model_config(io::read_json_object(config_path), config_path.string());
     return attention_model(std::move(config), std::move(source));
 }

@@ -106,6 +106,7 @@ inline void check_audit_settings(const audit_settings& s)
         throw audit_setting_error("alpha", "must be positive, finite and at most 1e6");
     if (s.window < 1 || s.window > limits::max_window)
         throw audit_setting_error("window", "must be in 1.." + std::to_string(limits::max_window));
+    if (s.dtypes.empty()) throw audit_setting_error("dtypes", "is empty: name at least one of fp32, bf16, fp16 to audit");
     if (s.samples_per_bucket < 2 || s.samples_per_bucket > static_cast<std::size_t>(limits::max_samples))
         throw audit_setting_error("samples_per_bucket", "must be in 2.." + std::to_string(limits::max_samples));
     if (s.head_scan_limit < 0) throw audit_setting_error("head_scan_limit", "must be 0 (scan up to the largest position) or a positive position");

@@ -21,6 +21,10 @@
 
 namespace qkov::precision {
 
+/// The range of validation_plan::max_position that `qkov validate --max-position` and Python's
+/// validate(max_position=...) both accept: one definition for both, so neither runs for days.
+inline constexpr std::int64_t smallest_max_position = 64, largest_max_position = 100'000'000;
+
 struct validation_plan {
     std::int64_t max_position = 10'000'000;
     std::size_t rotation_samples = 20;   ///< R1, R2 (rotations and scores), R4

@@ -51,7 +51,7 @@ struct embedding_sample {
 /// The sample of at most `limit` rows of m's embedding (empty without one).
 inline embedding_sample sample_embedding(const model::attention_model& m, std::size_t limit)
 {
-    if (m.embedding_presence() != model::attention_model::presence::present) return {};
+    if (!m.has_embedding()) return {};
     const std::size_t V = m.config().vocab_size, stride = sample_stride(V, limit);
     return {&m, stride, V == 0 ? 0 : (V + stride - 1) / stride};
 }

@@ -106,7 +106,7 @@ inline model_pass open_model_pass(const model::attention_model& m)
 /// The mean of the embedding's rows, read in blocks (never V x D at once).
 inline std::optional<vector> mean_token_embedding(const model::attention_model& m, std::size_t block_rows = 4096)
 {
-    if (m.embedding_presence() != model::attention_model::presence::present) return std::nullopt;
+    if (!m.has_embedding()) return std::nullopt;
     const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
     vector sum = xt::zeros<double>({D});
     for (std::size_t first = 0; first < V; first += block_rows) sum += xt::sum(*m.embedding_rows(first, std::min(block_rows, V - first)), {0});

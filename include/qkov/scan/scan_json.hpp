@@ -299,6 +299,9 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     conventions["labels"] = conventions["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
     j[k::thresholds] = thresholds_json(r);
     j[k::input] = r.input;
+    if (r.fingerprint)
+        j[k::model_fingerprint] = {{"layers", r.fingerprint->layers}, {"rows", r.fingerprint->rows}, {"columns", r.fingerprint->columns},
+                                   {"values", r.fingerprint->values}};
     j[k::proxy] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
                    {"copy_tokens", r.copy_tokens}};
     nlohmann::json heads = nlohmann::json::array();

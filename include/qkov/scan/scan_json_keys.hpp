@@ -24,6 +24,8 @@ inline constexpr const char* top1_share = "top1_share";
 inline constexpr const char* bottom10_share = "bottom10_share";
 // What a merge of shards (scan_merge.hpp) reads and writes.
 inline constexpr const char* model_layers = "layers";  ///< in `model`: the model's layer count
+inline constexpr const char* model_fingerprint = "model_fingerprint";  ///< which model: model/weight_fingerprint.hpp
+inline constexpr const char* model_heads = "heads";    ///< in `model`: the model's heads per layer
 inline constexpr const char* model_path = "path";      ///< in `model`
 inline constexpr const char* scanned_layers = "scanned_layers";
 inline constexpr const char* conventions = "conventions";

@@ -8,21 +8,31 @@
 // strongest edges chosen again from all pairs (scan_json.hpp), by the functions the whole scan
 // calls, so the merged document equals the whole scan's. Shards must agree on everything else
 // (model, conventions, thresholds, proxy input): a difference is named, never averaged away.
+//
+// Shards are untrusted files: each is read with the limits of every JSON reader here (64 levels,
+// no key twice in one object), and the merged document must pass what a whole scan's would: every
+// head of the model exactly once, within its shard's layers and the model's heads, with labels of
+// the vocabulary; every composition pair once, from an earlier layer to a later one.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/io/untrusted_json.hpp"
+#include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 
@@ -48,11 +58,10 @@ inline scan_shard read_scan_shard(const std::filesystem::path& file)
     if (!fs::exists(file, ec)) throw scan_merge_error("qkov: " + name + ": no such file");
     if (!fs::is_regular_file(file, ec)) throw scan_merge_error("qkov: " + name + ": not a regular file");
     std::ifstream in(file, std::ios::binary);
-    try {
-        return {name, nlohmann::json::parse(in)};
-    } catch (const nlohmann::json::exception& e) {
-        throw scan_merge_error("qkov: " + name + ": not valid JSON (" + e.what() + ")");
-    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto parsed = io::parse_untrusted_json(text, 64);  // a scan document nests 6 levels
+    if (const auto* problem = std::get_if<std::string>(&parsed)) throw scan_merge_error("qkov: " + name + ": " + *problem);
+    return {name, std::get<nlohmann::json>(std::move(parsed))};
 }
 
 namespace detail {
@@ -116,17 +125,34 @@ inline std::string first_difference(const nlohmann::json& a, const std::string& 
 {
     const auto patch = nlohmann::json::diff(a, b);
     const nlohmann::json::json_pointer at(patch.at(0).at("path").get<std::string>());
-    const auto shown = [&](const nlohmann::json& j) {
-        if (!j.contains(at)) return std::string("absent");
-        std::string text = j.at(at).dump();
-        return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+    const std::string a_text = a.contains(at) ? a.at(at).dump() : "absent", b_text = b.contains(at) ? b.at(at).dump() : "absent";
+    // Long values are cut to a window around their first differing character, so the two shown
+    // texts differ (a cut at a fixed length would print the same prefix twice).
+    std::size_t first = 0;
+    while (first < a_text.size() && first < b_text.size() && a_text[first] == b_text[first]) ++first;
+    const std::size_t from = first > 30 ? first - 30 : 0;
+    const auto shown = [&](const std::string& text) {
+        if (text.size() <= 80) return text;
+        std::string out;  // appended piece by piece: g++ 12's -Wrestrict misfires on "..." + std::string&&
+        if (from > 0) out.append("...");
+        out.append(text, std::min(from, text.size()), 77);
+        if (from + 77 < text.size()) out.append("...");
+        return out;
     };
-    return section + at.to_string() + " is " + shown(a) + " in " + a_name + ", " + shown(b) + " in " + b_name;
+    return section + at.to_string() + " is " + shown(a_text) + " in " + a_name + ", " + shown(b_text) + " in " + b_name;
 }
 
-/// Heads and pairs of the shard lie in its layers: a document edited by hand, or written by
-/// another tool, would otherwise merge into a repeated or misplaced pair.
-inline void check_contents(const checked_shard& c)
+/// What the merged document has seen so far: each head and each pair at most once.
+struct merge_census {
+    std::size_t heads_per_layer = 0;
+    std::set<std::pair<std::size_t, std::size_t>> heads;
+    std::set<std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>> pairs;
+};
+
+/// Heads and pairs of the shard lie in its layers and the model's heads, once each across all
+/// shards; labels are the vocabulary's: a document edited by hand, or written by another tool,
+/// would otherwise merge into a repeated, misplaced or meaningless entry.
+inline void check_contents(const checked_shard& c, merge_census& census)
 {
     namespace k = scan_json_keys;
     const auto& j = c.shard->document;
@@ -138,8 +164,16 @@ inline void check_contents(const checked_shard& c)
         const std::string where = std::string(k::heads) + "[" + std::to_string(i) + "]";
         if (!h.is_object() || !h.contains(k::layer) || !h.contains(k::head)) throw scan_merge_error("qkov: " + file + ": " + where + " names no head");
         const std::size_t layer = index_at(h[k::layer], where, file), head = index_at(h[k::head], where, file);
-        if (outside(layer))
-            throw scan_merge_error("qkov: " + file + ": " + where + " is head " + std::to_string(layer) + "." + std::to_string(head) + ", outside" + layers);
+        const std::string name = std::to_string(layer) + "." + std::to_string(head);
+        if (outside(layer)) throw scan_merge_error("qkov: " + file + ": " + where + " is head " + name + ", outside" + layers);
+        if (head >= census.heads_per_layer)
+            throw scan_merge_error("qkov: " + file + ": " + where + " is head " + name + ", but the model has " + std::to_string(census.heads_per_layer) + " heads per layer");
+        if (!census.heads.emplace(layer, head).second) throw scan_merge_error("qkov: " + file + ": " + where + " lists head " + name + " a second time");
+        const auto listed = h.find(k::labels);
+        if (listed == h.end() || !listed->is_array()) throw scan_merge_error("qkov: " + file + ": " + where + " has no list of labels");
+        for (const auto& label : *listed)
+            if (!label.is_string() || !labels::parse_label(label.get<std::string>()))
+                throw scan_merge_error("qkov: " + file + ": " + where + " has the label " + label.dump() + ", which is not in qkov's vocabulary");
     }
     for (std::size_t i = 0; i < j[k::composition].size(); ++i) {
         const std::string where = std::string(k::composition) + "[" + std::to_string(i) + "]";
@@ -149,6 +183,14 @@ inline void check_contents(const checked_shard& c)
         if (outside(layer))
             throw scan_merge_error("qkov: " + file + ": " + where + "'s target " + std::to_string(layer) + "." + std::to_string(head) + " is outside" + layers +
                                    " (a pair belongs to the shard of its later head)");
+        if (!j[k::composition][i].contains(k::source)) throw scan_merge_error("qkov: " + file + ": " + where + " has no " + k::source);
+        const auto [from_layer, from_head] = head_id(j[k::composition][i][k::source], where + "." + k::source, file);
+        const std::string pair = std::to_string(from_layer) + "." + std::to_string(from_head) + " -> " + std::to_string(layer) + "." + std::to_string(head);
+        if (from_layer >= layer) throw scan_merge_error("qkov: " + file + ": " + where + " is the pair " + pair + ": composition runs from an earlier layer to a later one");
+        if (head >= census.heads_per_layer || from_head >= census.heads_per_layer)
+            throw scan_merge_error("qkov: " + file + ": " + where + " is the pair " + pair + ", but the model has " + std::to_string(census.heads_per_layer) + " heads per layer");
+        if (!census.pairs.emplace(from_layer, from_head, layer, head).second)
+            throw scan_merge_error("qkov: " + file + ": " + where + " lists the pair " + pair + " a second time");
     }
 }
 
@@ -198,7 +240,7 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
         if (s.document[k::model] != base.document[k::model])
             throw scan_merge_error("qkov: " + s.name + " and " + base.name + " are scans of different models: " +
                                    detail::first_difference(base.document[k::model], base.name, s.document[k::model], s.name, std::string(k::model)));
-        for (const char* section : {k::conventions, k::thresholds, k::proxy, k::input})
+        for (const char* section : {k::conventions, k::thresholds, k::proxy, k::input, k::model_fingerprint})
             if (s.document.value(section, nlohmann::json()) != base.document.value(section, nlohmann::json()))
                 throw scan_merge_error("qkov: " + s.name + " and " + base.name + " were scanned with different thresholds or options: " +
                                        detail::first_difference(base.document.value(section, nlohmann::json()), base.name,
@@ -224,6 +266,9 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
     }
     if (next < layers) throw scan_merge_error("qkov: no shard holds " + span(next, layers - 1) + " of the model's layers 0-" + std::to_string(layers - 1));
 
+    detail::merge_census census;
+    census.heads_per_layer = detail::index_at(base.document[k::model].value(k::model_heads, nlohmann::json()), std::string(k::model) + "." + k::model_heads, base.name);
+
     nlohmann::json merged = base.document;
     merged[k::scanned_layers] = {0, layers - 1};
     auto& heads = merged[k::heads] = nlohmann::json::array();
@@ -233,7 +278,7 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
     std::vector<std::pair<std::size_t, std::size_t>> ids;
     std::vector<composition_score> scores;
     for (const auto& c : order) {
-        detail::check_contents(c);
+        detail::check_contents(c, census);
         const auto& j = c.shard->document;
         for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
             const auto& h = j[k::heads][i];
@@ -251,6 +296,11 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
         if (listed == j.end() || !listed->is_array()) throw scan_merge_error("qkov: " + c.shard->name + ": \"" + k::circuits + "\" is not a list");
         for (const auto& circuit : *listed) circuits.push_back(circuit);
     }
+    // Every head of the model, each once (checked above): a shard without heads, or one that left
+    // some out, does not make a whole scan.
+    if (census.heads_per_layer == 0 || layers > census.heads.size() / census.heads_per_layer || census.heads.size() != layers * census.heads_per_layer)
+        throw scan_merge_error("qkov: the shards hold " + std::to_string(census.heads.size()) + " heads, but the model has " + std::to_string(layers) + " layers x " +
+                               std::to_string(census.heads_per_layer) + " heads: a shard lacks some of its heads");
     merged[k::facts] = detail::facts_json(model_facts(fact_inputs));
     merged[k::strongest_edges] = detail::strongest_edges_json(ids, scores);
     return merged;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "qkov/model/attention_model.hpp"
+#include "qkov/model/model_fingerprint.hpp"
 #include "qkov/numeric/blas_threads.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/absorbed_form.hpp"
@@ -279,6 +280,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                                                  : scan_json_keys::input_file + options.calibration_name;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
+    result.fingerprint = model::fingerprint_of(m);
     // The pairs whose later head is in first..last: the layers before `first` are read only for
     // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
     // repeated (scan_merge.hpp joins them).

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "qkov/model/weight_fingerprint.hpp"
 #include "qkov/scan/composition_score.hpp"
 #include "qkov/scan/head_labels.hpp"
 #include "qkov/scan/head_metrics.hpp"
@@ -33,6 +35,7 @@ struct scan_result {
     std::string input = scan_json_keys::input_random_tokens;  ///< the input the labels predict behaviour on (scan_json_keys' words)
     std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)
     std::vector<proxy_record> proxy_inputs;           ///< per scanned layer with a proxy input, when kept
+    std::optional<model::weight_fingerprint> fingerprint;  ///< which model was scanned (its first and last layer's weights)
 };
 
 } // namespace qkov::scan

@@ -25,7 +25,7 @@ inline token_side read_token_side(const model::attention_model& m, std::size_t b
 {
     token_side out;
     using presence = model::attention_model::presence;
-    if (m.embedding_presence() != presence::present) return out;
+    if (!m.has_embedding()) return out;
     const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
     const bool tied = m.unembedding_presence() == presence::tied;
     const bool has_unembedding = tied || m.unembedding_presence() == presence::present;
