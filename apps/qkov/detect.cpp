@@ -18,6 +18,7 @@
 #include "qkov/detect/text_detection.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/io/memory_headroom.hpp"
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/model_fingerprint.hpp"
@@ -28,6 +29,7 @@
 #include "qkov/report/table.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
+#include "out_of_memory.hpp"
 #include "report_paths.hpp"
 #include "threads_option.hpp"
 
@@ -359,7 +361,15 @@ subcommand add_detect(CLI::App& app)
     command->add_option("--text-length", o->text_length, "Tokens the model writes after BOS per sequence with --text self (default 100)")
         ->check(integer_in(static_cast<std::int64_t>(forward::shortest_own_text), static_cast<std::int64_t>(forward::longest_own_text)));
     add_threads_option(command, o->threads);
-    return {command, [o] { return detect(*o); }};
+    // With --scan, the scan's document may be what did not fit: its size is said beside the model's advice.
+    const auto advice = [o] {
+        std::error_code ec;
+        const auto bytes = o->scan.empty() ? 0 : std::filesystem::file_size(o->scan, ec);
+        if (o->scan.empty() || ec) return model_out_of_memory_advice();
+        return "--scan " + o->scan + " is " + io::megabytes(bytes) + " (a scan document that size takes about " +
+               io::megabytes(detect::scan_read_memory_needed(bytes)) + " to read, more when it is not one); or " + model_out_of_memory_advice();
+    };
+    return {command, [o] { return detect(*o); }, advice};
 }
 
 } // namespace qkov::app

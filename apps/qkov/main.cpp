@@ -24,6 +24,7 @@
 #include "detect.hpp"
 #include "inspect.hpp"
 #include "merge_scans.hpp"
+#include "out_of_memory.hpp"
 #include "report.hpp"
 #include "reproduce.hpp"
 #include "scan.hpp"
@@ -74,18 +75,22 @@ int main(int argc, char** argv)
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     }
-    std::string command;  // the subcommand running, for the messages below
+    qkov::app::keep_memory_reserve();  // so that a bad_alloc reaches the message below
+    const subcommand* running = nullptr;  // for the messages below
+    std::string command;
     try {
         for (const auto& s : subcommands)
             if (s.command->parsed()) {
+                running = &s;
                 command = s.command->get_name();
                 return s.run();
             }
     } catch (const std::bad_alloc&) {
-        // The readers bound every size by the file before allocating; what is left is work the
-        // model's true sizes or the options ask for, beyond this machine's memory.
-        std::cerr << "qkov: " << command << ": out of memory: the model's sizes (width, vocabulary, layers) or the options asked for more "
-                  << "memory than this machine can give; try fewer --layers, a shorter --length or --context, or a larger machine\n";
+        // Each command says what of its input to reduce: a model's sizes and options, or the JSON
+        // documents it joins or reads.
+        std::cerr << "qkov: " << command << ": out of memory: "
+                  << (running != nullptr && running->out_of_memory_advice ? running->out_of_memory_advice() : qkov::app::model_out_of_memory_advice())
+                  << "\n";
         return 1;
     } catch (const std::filesystem::filesystem_error& e) {
         // std::filesystem says "filesystem error: cannot create directories: Permission denied [path]":

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/io/json_release.hpp"
+#include "qkov/io/memory_headroom.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 #include "qkov/scan/scan_merge.hpp"
@@ -25,11 +27,14 @@ int run(const merge_scans_options& o)
 {
     namespace k = scan::scan_json_keys;
     check_run_paths({o.json, "", "", "", ""});  // json, markdown, figures, new model, scan
-    std::vector<scan::scan_shard> shards;
-    for (const auto& file : o.shards) shards.push_back(scan::read_scan_shard(file));
-    const auto merged = scan::merge_scans(shards);
-    report::write_report_file(o.json, merged.dump(1) + "\n");
-    std::cout << shards.size() << " scans merged: layers 0-" << merged[k::scanned_layers][1].get<std::size_t>() << ", " << merged[k::heads].size()
+    auto merged = scan::merge_scans(scan::read_scan_shards({o.shards.begin(), o.shards.end()}));
+    // The whole scan's tree, released without allocating however this function ends (a bad_alloc
+    // in writing its text would otherwise unwind into the tree's allocating destructor).
+    const io::json_tree_release release_merged(merged);
+    auto text = merged.dump(1);
+    text += '\n';  // appended in place: `dump(1) + "\n"` held the whole text twice
+    report::write_report_file(o.json, text);
+    std::cout << o.shards.size() << " scans merged: layers 0-" << merged[k::scanned_layers][1].get<std::size_t>() << ", " << merged[k::heads].size()
               << " heads, " << merged[k::composition].size() << " composition pairs, into " << o.json << "\n";
     bool all_passed = true;
     for (const auto& f : merged[k::facts]) {
@@ -50,7 +55,20 @@ subcommand add_merge_scans(CLI::App& app)
     command->add_option("SHARD", options->shards, "The JSON of each qkov scan --layers A-B run; their ranges must cover the model's layers once")
         ->required();
     command->add_option("--json", options->json, "Write the whole scan's JSON to this file")->required();
-    return {command, [options] { return run(*options); }};
+    // Out of memory, the shards' size says what the join needed (the check before parsing passed,
+    // so the memory went while the trees were built or written).
+    const auto advice = [options] {
+        std::string sizes = "joining the shards";
+        try {
+            const auto bytes = scan::shard_bytes({options->shards.begin(), options->shards.end()});
+            sizes = "the shards total " + io::megabytes(bytes) + " (a join of scan documents that size takes about " + io::megabytes(scan::merge_memory_needed(bytes)) +
+                    "); joining these";
+        } catch (const std::exception&) {  // a shard gone since: the advice without its size
+        }
+        return sizes + " took more than this process could get (their trees and the whole scan's text); merge on a machine with more memory, or under a "
+                       "higher limit (ulimit -v)";
+    };
+    return {command, [options] { return run(*options); }, advice};
 }
 
 } // namespace qkov::app

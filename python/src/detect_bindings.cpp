@@ -17,6 +17,7 @@
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/text_detection.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
+#include "qkov/io/json_release.hpp"
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/model_summary.hpp"
@@ -63,7 +64,8 @@ std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const
         return std::pair{std::move(labels), detect::read_scan_input(*file)};
     }
     if (!text) return std::nullopt;
-    const nlohmann::json j = detect::parse_scan_text(*text, name);
+    nlohmann::json j = detect::parse_scan_text(*text, name);
+    const io::json_tree_release release(j);  // without allocating, should a bad_alloc unwind through it
     return std::pair{detect::parse_scan_labels(j, name), detect::scan_input(j, name)};
 }
 

@@ -38,6 +38,8 @@
 
 #include "qkov/forward/head_scores.hpp"
 #include "qkov/io/model_config.hpp"
+#include "qkov/io/json_release.hpp"
+#include "qkov/io/memory_headroom.hpp"
 #include "qkov/io/untrusted_json.hpp"
 #include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/head_name.hpp"
@@ -244,6 +246,12 @@ inline nlohmann::json parse_scan_text(const std::string& text, const std::string
     return std::get<nlohmann::json>(std::move(parsed));
 }
 
+/// The memory reading a scan document of `bytes` needs at its peak: its text and its tree at once.
+inline std::uint64_t scan_read_memory_needed(std::uint64_t bytes)
+{
+    return bytes * (io::json_tree_bytes_per_text_byte + 1);
+}
+
 /// Reads `file` (the JSON of qkov scan --json); errors name the file and what is wrong.
 inline scan_labels read_scan_labels(const std::filesystem::path& file)
 {
@@ -252,11 +260,23 @@ inline scan_labels read_scan_labels(const std::filesystem::path& file)
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw scan_file_error("qkov: --scan " + name + ": not a regular file");
     constexpr std::uintmax_t limit = std::uintmax_t{1} << 30;
-    if (fs::file_size(file, ec) > limit) throw scan_file_error("qkov: --scan " + name + ": larger than 1 GiB, not a scan's JSON");
+    const std::uintmax_t bytes = fs::file_size(file, ec);
+    if (bytes > limit) throw scan_file_error("qkov: --scan " + name + ": larger than 1 GiB, not a scan's JSON");
+    // The text and its tree are held at once: refused by name before the parse when they cannot be,
+    // instead of running out of memory partway through the tree.
+    const std::uint64_t needed = scan_read_memory_needed(bytes);
+    if (const auto headroom = io::memory_headroom(); headroom && needed > *headroom)
+        throw scan_file_error("qkov: --scan " + name + " is " + io::megabytes(bytes) + "; reading it needs about " + io::megabytes(needed) +
+                              ", more than this process may use (" + io::megabytes(*headroom) +
+                              ": its memory limit, ulimit -v, or the memory the system has available)");
     std::ifstream in(file, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) throw scan_file_error("qkov: --scan " + name + ": cannot be read");
-    return parse_scan_labels(parse_scan_text(text, "--scan " + name), "--scan " + name);
+    nlohmann::json document = parse_scan_text(text, "--scan " + name);
+    // Released without allocating however this ends (json_release.hpp): a bad_alloc while the
+    // labels are read would otherwise unwind into the tree's allocating destructor.
+    const io::json_tree_release release(document);
+    return parse_scan_labels(document, "--scan " + name);
 }
 
 /// Throws scan_file_error naming every way the scan's model differs from `model`, whose weight

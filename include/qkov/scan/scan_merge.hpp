@@ -31,6 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/io/json_release.hpp"
+#include "qkov/io/memory_headroom.hpp"
 #include "qkov/io/untrusted_json.hpp"
 #include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/scan_json.hpp"
@@ -49,14 +51,20 @@ struct scan_shard {
     nlohmann::json document;
 };
 
+/// Throws scan_merge_error unless `file` is a regular file.
+inline void require_shard_file(const std::filesystem::path& file)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(file, ec)) throw scan_merge_error("qkov: " + file.string() + ": no such file");
+    if (!fs::is_regular_file(file, ec)) throw scan_merge_error("qkov: " + file.string() + ": not a regular file");
+}
+
 /// Reads a scan's JSON file; errors name the file.
 inline scan_shard read_scan_shard(const std::filesystem::path& file)
 {
-    namespace fs = std::filesystem;
+    require_shard_file(file);
     const std::string name = file.string();
-    std::error_code ec;
-    if (!fs::exists(file, ec)) throw scan_merge_error("qkov: " + name + ": no such file");
-    if (!fs::is_regular_file(file, ec)) throw scan_merge_error("qkov: " + name + ": not a regular file");
     std::ifstream in(file, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto parsed = io::parse_untrusted_json(text, 64);  // a scan document nests 6 levels
@@ -64,11 +72,53 @@ inline scan_shard read_scan_shard(const std::filesystem::path& file)
     return {name, std::get<nlohmann::json>(std::move(parsed))};
 }
 
+/// The memory a merge of shards totalling `bytes` of JSON needs at its peak: every shard's tree
+/// (moved, not copied, into the merged one) and the merged text while it grows (its buffer doubles,
+/// so up to three times its length at a reallocation). Measured 4.2 bytes per byte of shard (70 MB
+/// of shards of `qkov scan` documents, 298 MB at the peak), counted 5.
+inline std::uint64_t merge_memory_needed(std::uint64_t bytes)
+{
+    return bytes * (io::json_tree_bytes_per_text_byte + 3);
+}
+
+/// The total size of the shard files; errors name a file that is not a regular file.
+inline std::uint64_t shard_bytes(const std::vector<std::filesystem::path>& files)
+{
+    std::uint64_t total = 0;
+    for (const auto& file : files) {
+        require_shard_file(file);
+        std::error_code ec;
+        total += std::filesystem::file_size(file, ec);
+    }
+    return total;
+}
+
+/// Reads every shard, after checking that their merge fits in the memory this process may use
+/// (io::memory_headroom): a merge that cannot fit is refused by name before any parse, instead of
+/// running out of memory partway through the trees.
+inline std::vector<scan_shard> read_scan_shards(const std::vector<std::filesystem::path>& files)
+{
+    const std::uint64_t bytes = shard_bytes(files), needed = merge_memory_needed(bytes);
+    if (const auto headroom = io::memory_headroom(); headroom && needed > *headroom)
+        throw scan_merge_error("qkov: merge-scans: the shards total " + io::megabytes(bytes) + "; joining them needs about " + io::megabytes(needed) +
+                               ", more than this process may use (" + io::megabytes(*headroom) +
+                               ": its memory limit, ulimit -v, or the memory the system has available): merge on a machine with more memory");
+    std::vector<scan_shard> shards;
+    try {
+        for (const auto& file : files) shards.push_back(read_scan_shard(file));
+    } catch (...) {
+        // A tree's own destructor allocates; released here, a bad_alloc unwinds without one.
+        for (auto& s : shards) io::release_json_tree(s.document);
+        throw;
+    }
+    return shards;
+}
+
 namespace detail {
 
 /// A shard with its layer range read and its sections checked for shape.
 struct checked_shard {
-    const scan_shard* shard = nullptr;
+    scan_shard* shard = nullptr;
     std::size_t first = 0, last = 0;
 };
 
@@ -98,7 +148,7 @@ inline std::pair<std::size_t, std::size_t> head_id(const nlohmann::json& j, cons
     return {index_at(j[0], what, file), index_at(j[1], what, file)};
 }
 
-inline checked_shard check_shard(const scan_shard& s)
+inline checked_shard check_shard(scan_shard& s)
 {
     namespace k = scan_json_keys;
     const auto& j = s.document;
@@ -221,17 +271,13 @@ inline composition_score pair_scores(const nlohmann::json& p, const std::string&
     return c;
 }
 
-} // namespace detail
-
-/// The whole scan's document from shards whose layer ranges partition the model's layers, each a
-/// scan of the same model (its summary and path) with the same thresholds and options; any other
-/// set of shards is a scan_merge_error naming the shard and the difference.
-inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
+/// merge_scans' work on shards it may empty: their lists move into the merged document.
+inline nlohmann::json merge_moving(std::vector<scan_shard>& shards)
 {
     namespace k = scan_json_keys;
     if (shards.empty()) throw scan_merge_error("qkov: no scans to merge");
-    std::vector<detail::checked_shard> order;
-    for (const auto& s : shards) order.push_back(detail::check_shard(s));
+    std::vector<checked_shard> order;
+    for (auto& s : shards) order.push_back(check_shard(s));
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
     const auto& base = *order.front().shard;
@@ -239,16 +285,16 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
         const auto& s = *c.shard;
         if (s.document[k::model] != base.document[k::model])
             throw scan_merge_error("qkov: " + s.name + " and " + base.name + " are scans of different models: " +
-                                   detail::first_difference(base.document[k::model], base.name, s.document[k::model], s.name, std::string(k::model)));
+                                   first_difference(base.document[k::model], base.name, s.document[k::model], s.name, std::string(k::model)));
         for (const char* section : {k::conventions, k::thresholds, k::proxy, k::input, k::model_fingerprint})
             if (s.document.value(section, nlohmann::json()) != base.document.value(section, nlohmann::json()))
                 throw scan_merge_error("qkov: " + s.name + " and " + base.name + " were scanned with different thresholds or options: " +
-                                       detail::first_difference(base.document.value(section, nlohmann::json()), base.name,
+                                       first_difference(base.document.value(section, nlohmann::json()), base.name,
                                                                 s.document.value(section, nlohmann::json()), s.name, section));
     }
 
     const auto& layer_count = base.document[k::model].value(k::model_layers, nlohmann::json());
-    const std::size_t layers = detail::index_at(layer_count, std::string(k::model) + "." + k::model_layers, base.name);
+    const std::size_t layers = index_at(layer_count, std::string(k::model) + "." + k::model_layers, base.name);
     if (layers == 0) throw scan_merge_error("qkov: " + base.name + ": the model has no layers");
     const auto span = [](std::size_t a, std::size_t b) { return a == b ? "layer " + std::to_string(a) : "layers " + std::to_string(a) + "-" + std::to_string(b); };
     std::size_t next = 0;  // the first layer no shard before this one holds
@@ -266,10 +312,14 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
     }
     if (next < layers) throw scan_merge_error("qkov: no shard holds " + span(next, layers - 1) + " of the model's layers 0-" + std::to_string(layers - 1));
 
-    detail::merge_census census;
-    census.heads_per_layer = detail::index_at(base.document[k::model].value(k::model_heads, nlohmann::json()), std::string(k::model) + "." + k::model_heads, base.name);
+    merge_census census;
+    census.heads_per_layer = index_at(base.document[k::model].value(k::model_heads, nlohmann::json()), std::string(k::model) + "." + k::model_heads, base.name);
 
-    nlohmann::json merged = base.document;
+    // The base shard's sections besides its lists (model, conventions, thresholds, ...), which every
+    // shard holds alike; the lists are every shard's, moved in below.
+    nlohmann::json merged = nlohmann::json::object();
+    for (const auto& [key, value] : base.document.items())
+        if (key != k::heads && key != k::composition && key != k::circuits) merged[key] = value;
     merged[k::scanned_layers] = {0, layers - 1};
     auto& heads = merged[k::heads] = nlohmann::json::array();
     auto& composition = merged[k::composition] = nlohmann::json::array();
@@ -278,31 +328,54 @@ inline nlohmann::json merge_scans(const std::vector<scan_shard>& shards)
     std::vector<std::pair<std::size_t, std::size_t>> ids;
     std::vector<composition_score> scores;
     for (const auto& c : order) {
-        detail::check_contents(c, census);
-        const auto& j = c.shard->document;
+        check_contents(c, census);
+        auto& j = c.shard->document;
         for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
-            const auto& h = j[k::heads][i];
+            auto& h = j[k::heads][i];
             const std::string where = std::string(k::heads) + "[" + std::to_string(i) + "]";
-            fact_inputs.push_back(detail::fact_inputs_of(h, where, c.shard->name));
+            fact_inputs.push_back(fact_inputs_of(h, where, c.shard->name));
             ids.emplace_back(h[k::layer].get<std::size_t>(), h[k::head].get<std::size_t>());
-            heads.push_back(h);
+            heads.push_back(std::move(h));
         }
         for (std::size_t i = 0; i < j[k::composition].size(); ++i) {
-            scores.push_back(detail::pair_scores(j[k::composition][i], std::string(k::composition) + "[" + std::to_string(i) + "]", c.shard->name));
-            composition.push_back(j[k::composition][i]);
+            scores.push_back(pair_scores(j[k::composition][i], std::string(k::composition) + "[" + std::to_string(i) + "]", c.shard->name));
+            composition.push_back(std::move(j[k::composition][i]));
         }
         // A shard's circuits are those of its heads (their later side is in its layers), in its heads' order.
         const auto listed = j.find(k::circuits);
         if (listed == j.end() || !listed->is_array()) throw scan_merge_error("qkov: " + c.shard->name + ": \"" + k::circuits + "\" is not a list");
-        for (const auto& circuit : *listed) circuits.push_back(circuit);
+        for (auto& circuit : *listed) circuits.push_back(std::move(circuit));
     }
     // Every head of the model, each once (checked above): a shard without heads, or one that left
     // some out, does not make a whole scan.
     if (census.heads_per_layer == 0 || layers > census.heads.size() / census.heads_per_layer || census.heads.size() != layers * census.heads_per_layer)
         throw scan_merge_error("qkov: the shards hold " + std::to_string(census.heads.size()) + " heads, but the model has " + std::to_string(layers) + " layers x " +
                                std::to_string(census.heads_per_layer) + " heads: a shard lacks some of its heads");
-    merged[k::facts] = detail::facts_json(model_facts(fact_inputs));
-    merged[k::strongest_edges] = detail::strongest_edges_json(ids, scores);
+    merged[k::facts] = facts_json(model_facts(fact_inputs));
+    merged[k::strongest_edges] = strongest_edges_json(ids, scores);
+    return merged;
+}
+
+} // namespace detail
+
+/// The whole scan's document from shards whose layer ranges partition the model's layers, each a
+/// scan of the same model (its summary and path) with the same thresholds and options; any other
+/// set of shards is a scan_merge_error naming the shard and the difference.
+///
+/// The shards' heads, pairs and circuits are moved into the merged document, not copied: a copy
+/// held every shard's tree twice, and a std::bad_alloc inside one (a tree's copy constructor)
+/// unwound into a destructor that allocates and ended the process. On any exception the trees are
+/// released without allocating (io/json_release.hpp) before it goes on.
+inline nlohmann::json merge_scans(std::vector<scan_shard> shards)
+{
+    nlohmann::json merged;
+    try {
+        merged = detail::merge_moving(shards);
+    } catch (...) {
+        io::release_json_tree(merged);
+        for (auto& s : shards) io::release_json_tree(s.document);
+        throw;
+    }
     return merged;
 }
 
