@@ -13,6 +13,7 @@
 #include "qkov/io/open_checkpoint.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/io/safetensors_index.hpp"
+#include "qkov/io/tensor_block.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 
@@ -294,4 +295,24 @@ BOOST_AUTO_TEST_CASE(empty_directory)
     const auto dir = scratch("empty");
     fs::create_directories(dir);
     BOOST_TEST(contains(checkpoint_error(dir), "the directory is empty"));
+}
+
+BOOST_AUTO_TEST_CASE(a_file_truncated_while_mapped_is_an_error_not_sigbus)
+{
+    // 4096 float32 values (four pages); the file is cut to its first page after it was mapped.
+    // Reading the mapped tensor then touched pages with no file behind them: SIGBUS ended the process.
+    const auto path = write_file("shrinks.safetensors", R"({"w":{"dtype":"F32","shape":[64,64],"data_offsets":[0,16384]}})", 16384);
+    const safetensors_file f(path);
+    const auto* w = f.find("w");
+    BOOST_REQUIRE(w != nullptr);
+    std::vector<double> block(64 * 64);
+    qkov::io::read_block(*w, 0, 64, 0, 64, {block.data(), 64, 1});  // whole, it reads
+    fs::resize_file(path, 4096);
+    std::string message = "(no error)";
+    try {
+        qkov::io::read_block(*w, 60, 4, 0, 64, {block.data(), 64, 1});
+    } catch (const model_file_error& e) {
+        message = e.what();
+    }
+    BOOST_TEST(contains(message, "shrinks.safetensors: the file shrank from"), message);
 }

@@ -110,6 +110,7 @@ public:
             if (tensors_.contains(t.name)) throw model_file_error(map_.path(), t.name, "the name appears twice");
             tensor_view v;
             v.file = map_.path();
+            v.watch = map_.watch();
             v.name = t.name;
             v.dtype = t.dtype;
             v.shape = t.shape;

@@ -91,6 +91,7 @@ public:
             for (const std::size_t n : shape) count *= n;
             tensor_view v;
             v.file = map_.path();
+            v.watch = map_.watch();
             v.name = name;
             v.dtype = tensor_dtype::f32;
             v.shape = std::move(shape);

@@ -3,7 +3,9 @@
 // Model files are large and read once: mapping them costs no copy and lets the page cache serve
 // the bytes, so a reader touches only the tensors it uses. Devices, FIFOs and directories are
 // refused before they are opened for reading (a FIFO would block, /dev/zero never ends).
-// The map is MAP_PRIVATE and PROT_READ: nothing written through it can reach the file.
+// The map is MAP_PRIVATE and PROT_READ: nothing written through it can reach the file. Its
+// descriptor stays open in a mapped_file_watch, which the tensors read from the map share, so that
+// a file truncated after it was mapped is an error when its bytes are read, not SIGBUS.
 #pragma once
 
 #include <fcntl.h>
@@ -14,11 +16,13 @@
 #include <cerrno>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <system_error>
 #include <utility>
 
+#include "qkov/io/mapped_file_watch.hpp"
 #include "qkov/io/model_file_error.hpp"
 
 namespace qkov::io {
@@ -49,12 +53,18 @@ public:
             }
             data_ = static_cast<const std::byte*>(p);
         }
-        ::close(fd);  // the mapping keeps the file alive
+        try {
+            watch_ = std::make_shared<const mapped_file_watch>(fd, path_, size_);  // owns the descriptor from here
+        } catch (...) {
+            ::close(fd);
+            unmap();
+            throw;
+        }
     }
     mapped_file(const mapped_file&) = delete;
     mapped_file& operator=(const mapped_file&) = delete;
     mapped_file(mapped_file&& other) noexcept
-        : path_(std::move(other.path_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0))
+        : path_(std::move(other.path_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), watch_(std::move(other.watch_))
     {
     }
     mapped_file& operator=(mapped_file&& other) noexcept
@@ -64,6 +74,7 @@ public:
             path_ = std::move(other.path_);
             data_ = std::exchange(other.data_, nullptr);
             size_ = std::exchange(other.size_, 0);
+            watch_ = std::move(other.watch_);
         }
         return *this;
     }
@@ -72,6 +83,8 @@ public:
     [[nodiscard]] std::span<const std::byte> bytes() const { return {data_, size_}; }
     [[nodiscard]] std::size_t size() const { return size_; }
     [[nodiscard]] const std::string& path() const { return path_; }
+    /// What a tensor read from this map keeps to check the file before its bytes are read.
+    [[nodiscard]] const std::shared_ptr<const mapped_file_watch>& watch() const { return watch_; }
 
 private:
     void unmap() noexcept
@@ -83,6 +96,7 @@ private:
     std::string path_;
     const std::byte* data_ = nullptr;
     std::size_t size_ = 0;
+    std::shared_ptr<const mapped_file_watch> watch_;
 };
 
 } // namespace qkov::io

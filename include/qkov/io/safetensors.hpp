@@ -116,6 +116,7 @@ private:
         if (shape_it->size() > safetensors_max_rank) throw model_file_error(file, name, "shape has more than 8 dimensions");
         tensor_view t;
         t.file = file;
+        t.watch = map_.watch();
         t.name = name;
         t.dtype = *dtype;
         std::uint64_t count = 1;

@@ -52,6 +52,7 @@ inline void read_block(const tensor_view& t, std::size_t row, std::size_t rows, 
     if (row + rows > stored_rows(t) || column + columns > width || row + rows < row || column + columns < column)
         throw model_file_error(t.file, t.name, "block [" + std::to_string(row) + " + " + std::to_string(rows) + ", " + std::to_string(column) + " + " +
                                                    std::to_string(columns) + "] lies outside the tensor");
+    if (t.watch) t.watch->require_unshrunk();  // a shrunk file's pages would SIGBUS (mapped_file_watch.hpp)
     with_decoder(t.dtype, [&](auto decoder) {
         const std::byte* base = t.bytes.data();
         for (std::size_t i = 0; i < rows; ++i) {

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "qkov/io/mapped_file_watch.hpp"
 #include "qkov/io/tensor_dtype.hpp"
 
 namespace qkov::io {
@@ -23,6 +25,9 @@ struct tensor_view {
     std::vector<std::size_t> shape;    ///< row-major (C order), slowest axis first
     std::span<const std::byte> bytes;  ///< exactly byte_count(dtype, product(shape))
     std::size_t count = 0;             ///< product(shape)
+    /// The file the bytes are mapped from, asked before they are read (io::read_block): a file
+    /// truncated since it was mapped would make the read SIGBUS. Null for bytes held in memory.
+    std::shared_ptr<const mapped_file_watch> watch;
 
     [[nodiscard]] std::size_t elements() const { return count; }
     [[nodiscard]] double at(std::size_t i) const { return element_as_double(bytes.data(), dtype, i); }
