@@ -21,6 +21,7 @@
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/model_summary.hpp"
+#include "token_id_lists.hpp"
 
 namespace qkov::python {
 
@@ -92,12 +93,7 @@ detect::text_request text_argument(const py::object& text, std::optional<std::si
         request.sequences = detect::text_sequences(io::read_token_id_text(path, limits), detect::detection_bos(options, c), request.input);
     } else {
         request.input = inputs::input_given;
-        std::vector<std::vector<std::size_t>> ids;
-        try {
-            ids = text.cast<std::vector<std::vector<std::size_t>>>();
-        } catch (const py::cast_error&) {
-            throw std::invalid_argument("qkov: text: expected None, \"self\", a path to a file of token ids, or sequences of token ids (lists of ints)");
-        }
+        const auto ids = token_id_lists(text, "text", "None, \"self\", a path to a file of token ids");
         io::check_token_sequences(ids, limits);
         request.sequences = detect::text_sequences(ids, detect::detection_bos(options, c), request.input);
     }

@@ -18,6 +18,7 @@
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/own_text_calibration.hpp"
+#include "token_id_lists.hpp"
 
 namespace qkov::python {
 
@@ -64,7 +65,7 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
             options.calibration_name = py::str(py::module_::import("os").attr("fspath")(calibrate)).cast<std::string>();
             options.calibration = io::read_token_id_text(options.calibration_name, limits);
         } else {
-            options.calibration = calibrate.cast<std::vector<std::vector<std::size_t>>>();
+            options.calibration = token_id_lists(calibrate, "calibrate", "None, \"random\", \"self\", a path to a file of token ids");
             io::check_token_sequences(options.calibration, limits);
             options.calibration_name = "(" + std::to_string(options.calibration.size()) + " sequences given in Python)";
             options.input = scan::scan_json_keys::input_given;
