@@ -347,7 +347,7 @@ subcommand add_detect(CLI::App& app)
     command->add_option("--markdown", o->markdown, "Write a Markdown report (settings, thresholds, figures, every head, the comparison)");
     command->add_option("--figures", o->figures, "Write PNG figures into this directory (created if absent)");
     command->add_option("--length", o->length, "|r|, the number of distinct random tokens repeated once (default 50)")->check(integer_in(1, 1 << 20));
-    command->add_option("--samples", o->samples, "How many random sequences to average over (default 10)")->check(integer_in(1, 100000));
+    command->add_option("--samples", o->samples, "How many random sequences to average over (default 10)")->check(integer_in(1, detect::largest_samples));
     command->add_option("--seed", o->seed, "The random generator's seed (default 0)")->check(integer_in(0, std::numeric_limits<std::int64_t>::max()));
     command->add_option("--bos", o->bos, "The token every sequence starts with (default: the model's bos_token_id)")
         ->check(integer_in(0, std::numeric_limits<std::uint32_t>::max()));

@@ -4,6 +4,7 @@
 // (detect/input_pairing.hpp, detect/weights_vs_behaviour.hpp), its document as `qkov detect --json`
 // writes it (detect/detection_json.hpp) and its figures.
 #include "bindings.hpp"
+#include "python_interrupt.hpp"
 
 #include <optional>
 #include <vector>
@@ -120,6 +121,9 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
                                                 const py::object& text, std::optional<std::size_t> text_length)
 {
     if (dtype != "float32" && dtype != "float64") throw std::invalid_argument("qkov: dtype '" + dtype + "': expected 'float32' or 'float64'");
+    if (samples < 1 || samples > detect::largest_samples)  // qkov detect --samples' range
+        throw std::invalid_argument("qkov: samples " + std::to_string(samples) + " is out of range, expected an integer in 1.." +
+                                    std::to_string(detect::largest_samples));
     if (length < 1) throw std::invalid_argument("qkov: length must be at least 1");
     const blas_threads_for_call blas(threads);
     auto out = std::make_shared<detection_handle>();
@@ -128,6 +132,7 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     const auto& m = out->model->model();
     detect::detection_options options;
     options.length = length, options.samples = samples, options.seed = seed, options.bos = bos;
+    options.on_sample = [](std::size_t, std::size_t) { raise_pending_signal(); };  // Ctrl-C
     const auto request = text_argument(text, text_length, m.config(), options);  // with the GIL: it reads Python objects
     const py::gil_scoped_release release;
     // The scan is read and checked against the model, and its input against the detection's,

@@ -1,6 +1,7 @@
 // qkov.audit_rope and qkov.validate: the RoPE precision audit (precision/rope_audit.hpp) and the
 // high-precision residuals of the claims (precision/validation.hpp). Validation, not proof.
 #include "bindings.hpp"
+#include "python_interrupt.hpp"
 
 #include <optional>
 #include <vector>
@@ -44,6 +45,7 @@ py::dict audit(std::size_t d, std::optional<std::size_t> rotary_dim, const std::
     s.dtypes.clear();
     for (const auto& t : dtypes) s.dtypes.push_back(precision::parse_audit_dtype(t));
     s.samples_per_bucket = samples, s.alpha = alpha, s.window = window, s.head_scan_limit = head_scan_limit, s.seed = seed;
+    s.progress = [](std::size_t, std::size_t, const std::string&) { raise_pending_signal(); };  // Ctrl-C, before each implementation
     precision::audit_report report;
     {
         const py::gil_scoped_release release;

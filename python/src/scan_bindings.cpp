@@ -2,6 +2,7 @@
 // --json` writes it (scan/scan_json.hpp), its composition scores as TransformerLens' arrays and its
 // figures.
 #include "bindings.hpp"
+#include "python_interrupt.hpp"
 
 #include <cmath>
 #include <limits>
@@ -71,6 +72,7 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
             options.input = scan::scan_json_keys::input_given;
         }
     }
+    options.on_layer = [](std::size_t, const std::vector<scan::head_metrics>&, const scan::layer_timing&) { raise_pending_signal(); };  // Ctrl-C
     const py::gil_scoped_release release;
     options.first_layer = first_layer.value_or(0);
     options.last_layer = last_layer;

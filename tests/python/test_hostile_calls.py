@@ -1,11 +1,13 @@
 """What a Python user can do to a long call or to the model it reads, and the named error or
-exception it gets: calibrate sequences of the wrong type, a model file truncated while it is open.
-The cases that could kill an interpreter run in a child interpreter, so that a crash fails the test
-instead of the test runner."""
+exception it gets: calibrate sequences of the wrong type, a model file truncated while it is open,
+Ctrl-C during a detection, more detection samples than the tool takes. The cases that could kill an
+interpreter run in a child interpreter, so that a crash fails the test instead of the test runner."""
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -47,3 +49,44 @@ def test_a_model_file_truncated_while_it_is_open_raises_instead_of_killing_pytho
     assert done.returncode == 0, f"the child interpreter ended with {done.returncode} (-7 is SIGBUS):\n{done.stderr}"
     assert "model.safetensors: the file shrank from" in done.stdout, done.stdout + done.stderr
     assert "while qkov held it open" in done.stdout
+
+
+def test_ctrl_c_ends_a_long_detection_with_keyboard_interrupt():
+    """A detection releases the GIL while it computes, so Python's own check of signals waited for the
+    call's end: SIGINT one second into a detection of minutes must end it within a few seconds."""
+    path = str(fixture_model("llama"))
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import signal, sys, time, qkov
+        # Python's own SIGINT handler even where the runner started this child with SIGINT ignored
+        # (a background job of a shell ignores it, and the child would inherit that).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        model = qkov.open_model({path!r})
+        print("started", flush=True)
+        start = time.monotonic()
+        try:
+            qkov.detect(model, samples=100000, length=50)  # minutes uninterrupted
+        except KeyboardInterrupt:
+            print(f"KeyboardInterrupt after {{time.monotonic() - start:.1f}} s", flush=True)
+            sys.exit(0)
+        print("the detection ran to its end")
+        sys.exit(1)
+        """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "started"
+        time.sleep(1.0)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 0, f"exit status {child.returncode}:\n{out}{err}"
+    assert "KeyboardInterrupt after" in out
+
+
+def test_detection_samples_beyond_the_tools_bound_are_a_value_error():
+    """qkov detect --samples takes 1..100000; Python took any count (a billion samples ran for days).
+    The length is also out of range, so that without the bound the call fails at once on the length."""
+    path = str(fixture_model("llama"))
+    with pytest.raises(ValueError, match=r"samples 100001 is out of range, expected an integer in 1\.\.100000"):
+        qkov.detect(path, samples=100001, length=10**6)

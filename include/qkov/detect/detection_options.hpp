@@ -14,6 +14,10 @@ namespace qkov::detect {
 
 using forward::token_id;
 
+/// The most samples a detection takes, in the tool (qkov detect --samples) and in Python alike: far
+/// past where the spread of a score stops shrinking, and a bound on the run's time.
+inline constexpr std::size_t largest_samples = 100000;
+
 struct detection_options {
     std::size_t length = 50;              ///< |r|: the sequence is 2 |r| + 1 tokens
     std::size_t samples = 10;             ///< independent draws of r
