@@ -16,13 +16,16 @@
 
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/io/npy.hpp"
-#include "qkov/precision/rope_audit.hpp"
+#include "qkov/precision/rope_audit_estimate.hpp"
+#include "qkov/precision/rope_audit_report.hpp"
+#include "qkov/precision/rope_audit_settings.hpp"
 #include "qkov/report/line_plot.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/table.hpp"
 
 #include "number_options.hpp"
 #include "output_schemas.hpp"
+#include "precision_runs.hpp"
 
 namespace qkov::app {
 namespace {
@@ -158,7 +161,7 @@ int run_with_settings(audit_options o)
         s.progress = [](std::size_t k, std::size_t n, const std::string& label) {
             std::cerr << "audit-rope: [" << k << "/" << n << "] " << label << "\n";
         };
-    const auto report = precision::audit_rope(s, inputs);
+    const auto report = runs::audit_rope(s, inputs);
     print_report(std::cout, report);
     for (const auto* path : {&o.json, &o.figure})
         if (!path->empty() && std::filesystem::path(*path).has_parent_path())

@@ -1,9 +1,5 @@
 #include "validate.hpp"
 
-#include <boost/multiprecision/cpp_bin_float.hpp>
-#ifdef QKOV_HAVE_MPFR
-#include "qkov/precision/mpfr.hpp"
-#endif
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -13,34 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "qkov/precision/large_stack.hpp"
-#include "qkov/precision/validation.hpp"
+#include "qkov/precision/validation_plan.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/report/table.hpp"
 
 #include "number_options.hpp"
 #include "output_schemas.hpp"
+#include "precision_runs.hpp"
 
 namespace qkov::app {
 namespace {
-
-std::vector<precision::validation_row> run_at(const validate_options& o, const precision::validation_plan& plan, int digits)
-{
-    namespace mp = boost::multiprecision;
-    if (o.backend == "cpp_bin_float") {
-        if (digits == 50) return precision::validate_claims<mp::cpp_bin_float_50>(plan);
-        if (digits == 100) return precision::validate_claims<mp::cpp_bin_float_100>(plan);
-    } else if (o.backend == "mpfr") {
-#ifdef QKOV_HAVE_MPFR
-        if (digits == 50) return precision::validate_claims<precision::mpfr_50>(plan);
-        if (digits == 100) return precision::validate_claims<precision::mpfr_100>(plan);
-#else
-        throw std::invalid_argument("--backend mpfr: this qkov was built without MPFR (install libmpfr-dev and reconfigure)");
-#endif
-    }
-    throw std::invalid_argument("--digits " + std::to_string(digits) + ": only 50 and 100 are built in");
-}
 
 /// The table of residuals; its rows are what `qkov claims` reads back as kind-H checks (validation.json).
 report::table residual_table(const std::vector<precision::validation_row>& rows)
@@ -63,8 +42,7 @@ int validate(const validate_options& o)
     std::vector<precision::validation_row> rows;
     for (int digits : o.digits) {
         std::cerr << "validate: " << digits << " digits (" << o.backend << ")...\n";
-        // Large inline matrices: see precision/large_stack.hpp.
-        auto part = precision::run_with_stack(std::size_t{1} << 30, [&] { return run_at(o, plan, digits); });
+        auto part = runs::validate(plan, digits, o.backend);
         rows.insert(rows.end(), part.begin(), part.end());
     }
     const std::string table = residual_table(rows).markdown();

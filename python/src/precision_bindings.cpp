@@ -6,13 +6,13 @@
 #include <optional>
 #include <vector>
 
-#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <pybind11/stl.h>
 
 #include "qkov/io/npy.hpp"
-#include "qkov/precision/large_stack.hpp"
-#include "qkov/precision/rope_audit.hpp"
-#include "qkov/precision/validation.hpp"
+#include "qkov/precision/rope_audit_report.hpp"
+#include "qkov/precision/rope_audit_settings.hpp"
+#include "qkov/precision/validation_plan.hpp"
+#include "precision_runs.hpp"
 
 namespace qkov::python {
 
@@ -52,7 +52,7 @@ py::dict audit(std::size_t d, std::optional<std::size_t> rotary_dim, const std::
         std::optional<io::npy_array> cos_sin;
         precision::audit_inputs inputs;
         if (table) inputs.table = &cos_sin.emplace(io::read_npy(*table));
-        report = precision::audit_rope(s, inputs);
+        report = runs::audit_rope(s, inputs);
     }
     py::list lines;
     for (const auto& line : report.lines) lines.append(line_dict(line));
@@ -61,7 +61,6 @@ py::dict audit(std::size_t d, std::optional<std::size_t> rotary_dim, const std::
 
 py::list validate(int digits, bool quick, std::optional<std::int64_t> max_position)
 {
-    namespace mp = boost::multiprecision;
     if (digits != 50 && digits != 100) throw std::invalid_argument("qkov: digits " + std::to_string(digits) + ": only 50 and 100 are built in");
     precision::validation_plan plan;
     if (max_position) {
@@ -75,10 +74,7 @@ py::list validate(int digits, bool quick, std::optional<std::int64_t> max_positi
     std::vector<precision::validation_row> rows;
     {
         const py::gil_scoped_release release;
-        // The 100-digit matrices are large stack objects: a thread with its own 1 GiB stack (large_stack.hpp).
-        rows = precision::run_with_stack(std::size_t{1} << 30, [&] {
-            return digits == 50 ? precision::validate_claims<mp::cpp_bin_float_50>(plan) : precision::validate_claims<mp::cpp_bin_float_100>(plan);
-        });
+        rows = runs::validate(plan, digits, "cpp_bin_float");
     }
     py::list out;
     for (const auto& r : rows)

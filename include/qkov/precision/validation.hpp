@@ -18,29 +18,9 @@
 #include "qkov/precision/circuit_residuals.hpp"
 #include "qkov/precision/residual.hpp"
 #include "qkov/precision/rope_residuals.hpp"
+#include "qkov/precision/validation_plan.hpp"
 
 namespace qkov::precision {
-
-/// The range of validation_plan::max_position that `qkov validate --max-position` and Python's
-/// validate(max_position=...) both accept: one definition for both, so neither runs for days.
-inline constexpr std::int64_t smallest_max_position = 64, largest_max_position = 100'000'000;
-
-struct validation_plan {
-    std::int64_t max_position = 10'000'000;
-    std::size_t rotation_samples = 20;   ///< R1, R2 (rotations and scores), R4
-    std::size_t gap_samples = 4;         ///< R5: positions n, each with the whole window
-    std::size_t kernel_samples = 8;      ///< T2
-    std::size_t absorption_samples = 3;  ///< B2, B3 (each B3 sample forms two D x D maps)
-    std::uint64_t seed = 2024;
-};
-
-struct validation_row {
-    std::string claim;
-    std::string size;
-    int digits = 0;
-    residual result;
-    double seconds = 0;
-};
 
 namespace detail {
 template <class F>
