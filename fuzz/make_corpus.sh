@@ -3,6 +3,8 @@
 # every format and variant the readers accept (made here, with numpy for .npy), the shared
 # fixtures and real models when present, and a few minimal invalid inputs.
 # Usage: fuzz/make_corpus.sh DIR
+# Environment: QKOV_CLI, a built qkov, writes the scan documents' seeds (two shards of the Llama
+# fixture and its whole scan); without it their corpus holds only the minimal documents below.
 set -eu
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +13,7 @@ shared=${QKOV_SHARED_DIR:-$root/../shared}
 # Debian's interpreter, which has python3-numpy (scripts/install-deps.sh); a python3 earlier in
 # PATH (pyenv, a venv) may lack numpy.
 python=/usr/bin/python3
-for harness in safetensors gguf config npy llama2c tokenizer token_ids; do mkdir -p "$out/$harness"; done
+for harness in safetensors gguf config npy llama2c tokenizer token_ids scan_document; do mkdir -p "$out/$harness"; done
 
 # safetensors: an empty header, and one tensor of each supported dtype.
 printf '\010\000\000\000\000\000\000\000{}      ' > "$out/safetensors/empty"
@@ -100,7 +102,17 @@ PY
 printf '# two sequences\n1 2 3\n\n4\t5 999\n' > "$out/token_ids/two"
 printf '7 8 9\r\n10 11\r\n' > "$out/token_ids/crlf"
 
+# Scan documents: an empty object, and the shape of a shard with nothing in it.
+printf '{}' > "$out/scan_document/empty"
+printf '{"schema":"qkov.scan-2","model":{"layers":1,"heads":1},"scanned_layers":[0,0],"heads":[],"composition":[],"facts":[]}' \
+  > "$out/scan_document/bare"
+
 if [ -d "$shared/fixtures/models" ]; then
+  if [ -n "${QKOV_CLI:-}" ] && [ -x "$QKOV_CLI" ]; then
+    for layers in 0 1 0-1; do
+      "$QKOV_CLI" scan "$shared/fixtures/models/llama" --layers "$layers" --json "$out/scan_document/llama_$layers.json" > /dev/null 2>&1
+    done
+  fi
   for m in gpt2 gpt_neox llama; do cp "$shared/fixtures/models/$m/config.json" "$out/config/$m.json"; done
   cp "$shared/fixtures/models/gpt2/model.safetensors" "$out/safetensors/gpt2"
 fi

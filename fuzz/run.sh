@@ -5,7 +5,8 @@
 # A crash, a sanitizer report or a leak stops the run with a nonzero status and leaves the input
 # that caused it in the build directory (crash-*, leak-*).
 # Usage: fuzz/run.sh [SECONDS per harness, default 60] [BUILD_DIR, default build/fuzz]
-# Environment: CLANGXX (default clang++-16, else clang++), QKOV_SHARED_DIR.
+# Environment: CLANGXX (default clang++-16, else clang++), QKOV_SHARED_DIR, QKOV_CLI (a built qkov:
+# make_corpus.sh scans a fixture with it for the scan documents' seeds).
 set -eu
 seconds=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,7 @@ out=${2:-$root/build/fuzz}
 if [ -z "${CLANGXX:-}" ]; then
   if command -v clang++-16 > /dev/null; then CLANGXX=clang++-16; else CLANGXX=clang++; fi
 fi
-harnesses="npy safetensors gguf config llama2c tokenizer token_ids"
+harnesses="npy safetensors gguf config llama2c tokenizer token_ids scan_document"
 mkdir -p "$out"
 includes=$(pkg-config --cflags xtensor 2>/dev/null || true)
 # Runs "$1 HARNESS" for every harness, two at a time (one per core of a 2-core machine); returns

@@ -53,7 +53,7 @@ ctest --preset asan -j "$jobs" --output-junit "$results/asan.xml"
 stage "sanitizer tests (the Boost.Test suites of run-time memory)"
 
 # Every reader of untrusted bytes under libFuzzer (ASan + UBSan): each harness for a bounded time.
-sh fuzz/run.sh 20 build/fuzz
+QKOV_CLI=$PWD/build/default/apps/qkov/qkov sh fuzz/run.sh 20 build/fuzz
 stage "fuzzing"
 
 python3 tests/report_skipped.py "$results/default.xml" "$results/clang.xml" "$results/asan.xml"

@@ -1,0 +1,26 @@
+// Any bytes as a scan's JSON, through both readers of scan documents: detect --scan's
+// (read_scan_labels) ends with its named error or labels it accepts, and merge-scans' shard reader
+// (read_scan_shard) with its named error or a shard, which merge_scans then joins or refuses by
+// name. Any other exception (a JSON type error, an out-of-range index) escapes and is a finding.
+#include <utility>
+#include <vector>
+
+#include "fuzz_file.hpp"
+#include "qkov/detect/scan_labels.hpp"
+#include "qkov/scan/scan_merge.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    const auto path = fuzz_input_file(data, size, ".json");
+    try {
+        (void)qkov::detect::read_scan_labels(path);
+    } catch (const qkov::detect::scan_file_error&) {
+    }
+    try {
+        std::vector<qkov::scan::scan_shard> shards;
+        shards.push_back(qkov::scan::read_scan_shard(path));
+        (void)qkov::scan::merge_scans(std::move(shards));
+    } catch (const qkov::scan::scan_merge_error&) {
+    }
+    return 0;
+}
