@@ -23,6 +23,7 @@
 #include "qkov/forward/rope_schedule.hpp"
 #include "qkov/io/llama2c_checkpoint.hpp"
 #include "qkov/io/llama2c_tokenizer.hpp"
+#include "qkov/io/q8_0_error.hpp"
 #include "qkov/model/open_model.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
@@ -299,9 +300,9 @@ BOOST_AUTO_TEST_CASE(stories260k_files_give_the_same_logits)
 // Face directory (embed_tokens.weight, tied), the original file that holds the tied matrix only as
 // lm_head.weight (src/: read through the tie the other way), and llama.cpp's Q8_0 GGUF (q/k rows
 // in llama.cpp's interleaved order). The first two are one set of float32 numbers: the same logits
-// and greedy text; the GGUF gives the same greedy text too. The GGUF's weights are those numbers quantised: each within half a Q8_0 step of
-// its block (step = the block's largest |w| / 127, stored as float16: at most 127 x 2^-11 of a step
-// more), bounded here by the row's largest |w|, as a block lies within one row.
+// and greedy text; the GGUF gives the same greedy text too. The GGUF's weights are those numbers
+// quantised: each within io::q8_0_error_bound of its block's largest |w|, bounded here by the row's
+// largest |w|, as a block lies within one row.
 BOOST_AUTO_TEST_CASE(tinystories656k_containers_hold_one_model)
 {
     const auto dir = test::shared_dir_or_skip("real_models/tinystories-656k");
@@ -322,14 +323,13 @@ BOOST_AUTO_TEST_CASE(tinystories656k_containers_hold_one_model)
     const forward::decoder<double> gguf_pass(gguf);
     BOOST_TEST((forward::greedy_continuation(gguf_pass, {1}, 40, 1) == greedy));
 
-    const double step_share = 0.5 + 127.0 / 2048.0;
     const auto within_quantisation = [&](const model::matrix& exact, const model::matrix& quantised, const std::string& what) {
         BOOST_TEST_REQUIRE(exact.shape() == quantised.shape(), what);
         double worst = 0;  // the largest error as a share of its row's bound
         for (std::size_t r = 0; r < exact.shape()[0]; ++r) {
             double row_max = 0;
             for (std::size_t c = 0; c < exact.shape()[1]; ++c) row_max = std::max(row_max, std::abs(exact(r, c)));
-            const double bound = step_share * row_max / 127 + 1e-7;
+            const double bound = io::q8_0_error_bound(row_max);
             for (std::size_t c = 0; c < exact.shape()[1]; ++c) worst = std::max(worst, std::abs(exact(r, c) - quantised(r, c)) / bound);
         }
         BOOST_TEST(worst <= 1.0, what << ": error " << worst << " of the Q8_0 bound");

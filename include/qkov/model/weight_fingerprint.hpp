@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "qkov/io/q8_0_error.hpp"
+
 namespace qkov::model {
 
 struct weight_fingerprint {
@@ -39,11 +41,10 @@ inline std::optional<std::string> fingerprint_difference(const weight_fingerprin
     if (a.layers != b.layers || a.rows != b.rows || a.columns != b.columns || a.values.size() != b.values.size() ||
         a.values.size() != a.layers.size() * a.rows * a.columns)
         return std::string("the weight samples have different shapes");
-    const double step_share = 0.5 + 127.0 / 2048.0;
     for (std::size_t row = 0; row * a.columns < a.values.size(); ++row) {
         double largest = 0;
         for (std::size_t k = 0; k < a.columns; ++k) largest = std::max({largest, std::abs(a.values[row * a.columns + k]), std::abs(b.values[row * a.columns + k])});
-        const double bound = step_share * largest / 127 + 1e-7;
+        const double bound = io::q8_0_error_bound(largest);
         for (std::size_t k = 0; k < a.columns; ++k) {
             const double x = a.values[row * a.columns + k], y = b.values[row * a.columns + k];
             if (!(std::abs(x - y) <= bound))
