@@ -38,7 +38,7 @@ int validate(const validate_options& o)
 {
     precision::validation_plan plan;
     if (o.max_position) plan.max_position = *o.max_position;
-    if (o.quick) plan = {plan.max_position, 2, 1, 2, 1, plan.seed};
+    if (o.quick) plan = precision::quick_plan(plan);
     std::vector<precision::validation_row> rows;
     for (int digits : o.digits) {
         std::cerr << "validate: " << digits << " digits (" << o.backend << ")...\n";

@@ -70,7 +70,7 @@ py::list validate(int digits, bool quick, std::optional<std::int64_t> max_positi
                                         " (as qkov validate --max-position)");
         plan.max_position = *max_position;
     }
-    if (quick) plan = {plan.max_position, 2, 1, 2, 1, plan.seed};  // as `qkov validate --quick`
+    if (quick) plan = precision::quick_plan(plan);  // as `qkov validate --quick`
     std::vector<precision::validation_row> rows;
     {
         const py::gil_scoped_release release;

@@ -24,6 +24,13 @@ struct validation_plan {
     std::uint64_t seed = 2024;
 };
 
+/// The plan of `qkov validate --quick` and Python's validate(quick=True): `plan` with few samples
+/// (a smoke run), its positions and seed kept.
+inline validation_plan quick_plan(const validation_plan& plan)
+{
+    return {plan.max_position, 2, 1, 2, 1, plan.seed};
+}
+
 struct validation_row {
     std::string claim;
     std::string size;
