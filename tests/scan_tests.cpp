@@ -4,12 +4,14 @@
 #define BOOST_TEST_MODULE scan
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -757,5 +759,154 @@ BOOST_AUTO_TEST_CASE(calibrated_mu_is_the_texts_mean_normed_input)
         }
         // The evidence says where mu came from.
         BOOST_TEST(r.proxy_description.find("of the calibration text (three sequences)") != std::string::npos, r.proxy_description);
+    }
+}
+
+// The circuit search's pieces against their definitions (circuit_search.hpp, offset_writes.hpp),
+// on random weights: what the products compute in bulk is what the formulas say per head and token.
+namespace {
+
+qkov::model::matrix random_matrix(std::mt19937_64& rng, std::size_t rows, std::size_t columns)
+{
+    std::normal_distribution<double> normal;
+    qkov::model::matrix m = xt::empty<double>({rows, columns});
+    for (auto& x : m) x = normal(rng);
+    return m;
+}
+
+qkov::model::vector random_vector(std::mt19937_64& rng, std::size_t n)
+{
+    std::normal_distribution<double> normal;
+    qkov::model::vector v = xt::empty<double>({n});
+    for (auto& x : v) x = normal(rng);
+    return v;
+}
+
+/// Two layers of random heads (width 12, 3 heads of 4) over 20 tokens, with biases.
+struct random_circuit_layers {
+    static constexpr std::size_t width = 12, heads = 3, head_dim = 4, tokens = 20, window = 3;
+    std::vector<qkov::model::head_weights> first, second;
+    qkov::model::matrix rows_first, rows_second;
+    std::vector<qkov::scan::mean_field_evidence> attention;
+
+    random_circuit_layers()
+    {
+        std::mt19937_64 rng(40);
+        for (auto* layer : {&first, &second})
+            for (std::size_t h = 0; h < heads; ++h) {
+                qkov::model::head_weights w;
+                w.layer = layer == &first ? 0 : 1, w.head = h;
+                w.w_q = random_matrix(rng, head_dim, width), w.w_k = random_matrix(rng, head_dim, width), w.w_v = random_matrix(rng, head_dim, width);
+                w.w_o = random_matrix(rng, width, head_dim);
+                w.b_q = random_vector(rng, head_dim), w.b_k = random_vector(rng, head_dim), w.b_v = random_vector(rng, head_dim);
+                layer->push_back(w);
+            }
+        rows_first = random_matrix(rng, tokens, width), rows_second = random_matrix(rng, tokens, width);
+        std::uniform_real_distribution<double> share(0.0, 1.0);
+        for (std::size_t h = 0; h < heads; ++h) {
+            qkov::scan::mean_field_evidence e;
+            for (std::size_t k = 0; k <= window; ++k) e.by_offset.push_back(share(rng));
+            attention.push_back(e);
+        }
+    }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(offset_writes_are_the_heads_weighted_centred_outputs)
+{
+    const random_circuit_layers r;
+    using R = random_circuit_layers;
+    // The second head writes nothing (no attention): it must add nothing.
+    const std::vector<const mean_field_evidence*> attention{&r.attention[0], nullptr, &r.attention[2]};
+    offset_writes writes(R::window, R::tokens, R::width);
+    writes.add_layer(r.first, attention, r.rows_first);
+    BOOST_TEST_REQUIRE(writes.heads.size() == 2u);
+    BOOST_TEST(writes.heads[1].head == 2u);
+    for (std::size_t k = 1; k <= R::window; ++k) {
+        // The definition, head by head and token by token.
+        qkov::model::matrix expected = xt::zeros<double>({R::tokens, R::width});
+        for (const std::size_t h : {std::size_t{0}, std::size_t{2}}) {
+            const auto& w = r.first[h];
+            qkov::model::matrix out = xt::zeros<double>({R::tokens, R::width});
+            for (std::size_t t = 0; t < R::tokens; ++t)
+                for (std::size_t j = 0; j < R::width; ++j)
+                    for (std::size_t c = 0; c < R::head_dim; ++c) {
+                        double value = w.b_v(c);
+                        for (std::size_t i = 0; i < R::width; ++i) value += w.w_v(c, i) * r.rows_first(t, i);
+                        out(t, j) += w.w_o(j, c) * value;
+                    }
+            for (std::size_t j = 0; j < R::width; ++j) {
+                double mean = 0;
+                for (std::size_t t = 0; t < R::tokens; ++t) mean += out(t, j) / R::tokens;
+                for (std::size_t t = 0; t < R::tokens; ++t) expected(t, j) += r.attention[h].by_offset[k] * (out(t, j) - mean);
+            }
+        }
+        const double worst = xt::amax(xt::abs(writes.by_offset[k - 1] - expected))();
+        BOOST_TEST(worst <= 1e-12 * xt::amax(xt::abs(expected))(), "offset " << k << ": " << worst);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(circuit_sides_are_the_projections_of_the_normed_writes)
+{
+    const random_circuit_layers r;
+    using R = random_circuit_layers;
+    offset_writes writes(R::window, R::tokens, R::width);
+    writes.add_layer(r.first, {&r.attention[0], &r.attention[1], &r.attention[2]}, r.rows_first);
+    std::mt19937_64 rng(41);
+    for (const auto kind : {qkov::io::norm_kind::layer_norm, qkov::io::norm_kind::rms_norm}) {
+        qkov::model::norm_weights norm;
+        norm.kind = kind, norm.weight = random_vector(rng, R::width);
+        const double rho = 3.5;
+        const layer_sides sides(r.second, r.rows_second, writes, norm, rho);
+        const std::vector<std::size_t> some{0, 7, 19};
+        for (std::size_t h = 0; h < R::heads; ++h)
+            for (std::size_t k = 0; k <= R::window; ++k)
+                for (const bool query : {true, false}) {
+                    const auto& w = query ? r.second[h].w_q : r.second[h].w_k;
+                    const auto& b = query ? r.second[h].b_q : r.second[h].b_k;
+                    // W x + b at offset 0; W N(writes_k) after, N as the norm acts on an added vector.
+                    const qkov::model::matrix input = k == 0 ? r.rows_second : through_norm_scale(writes.by_offset[k - 1], norm, rho);
+                    const auto all = sides.side(h, k, query, nullptr), picked = sides.side(h, k, query, &some);
+                    BOOST_TEST_REQUIRE(all.shape()[0] == R::tokens);
+                    BOOST_TEST_REQUIRE(picked.shape()[0] == some.size());
+                    double worst = 0, size = 0;
+                    for (std::size_t t = 0; t < R::tokens; ++t)
+                        for (std::size_t i = 0; i < R::head_dim; ++i) {
+                            double expected = k == 0 ? b(i) : 0.0;
+                            for (std::size_t j = 0; j < R::width; ++j) expected += w(i, j) * input(t, j);
+                            worst = std::max(worst, std::abs(all(t, i) - expected)), size = std::max(size, std::abs(expected));
+                            const auto at = std::find(some.begin(), some.end(), t);
+                            if (at != some.end()) worst = std::max(worst, std::abs(picked(static_cast<std::size_t>(at - some.begin()), i) - expected));
+                        }
+                    BOOST_TEST(worst <= 1e-12 * size, "head " << h << ", offset " << k << (query ? " query" : " key") << ": " << worst);
+                }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_cost_bound_on_fewer_keys_keeps_every_row_the_full_test_wins)
+{
+    // 64 tokens whose keys resemble their queries a little: some rows win, some lose. Against every
+    // 4th key the same rows (every 8th token) win at least as often, row by row.
+    std::mt19937_64 rng(42);
+    const std::size_t S = 64, dim = 6;
+    const auto queries = random_matrix(rng, S, dim);
+    const qkov::model::matrix keys = 0.6 * queries + random_matrix(rng, S, dim);
+    qkov::model::matrix rows = xt::empty<double>({S / 8, dim}), few_keys = xt::empty<double>({S / 4, dim});
+    for (std::size_t r = 0; r < S / 8; ++r) xt::row(rows, r) = xt::row(queries, r * 8);
+    for (std::size_t r = 0; r < S / 4; ++r) xt::row(few_keys, r) = xt::row(keys, r * 4);
+    const auto everything = detail::diagonal_of(rows, keys, 8, 1), bound = detail::diagonal_of(rows, few_keys, 2, 1);
+    BOOST_TEST(everything.top1_share > 0.0);
+    BOOST_TEST(everything.top1_share < 1.0);  // the bound is tested where it can differ
+    BOOST_TEST(bound.top1_share >= everything.top1_share);
+    // And each row's verdict, one row at a time.
+    for (std::size_t r = 0; r < S / 8; ++r) {
+        const qkov::model::matrix one = xt::view(rows, xt::range(r, r + 1), xt::all());
+        qkov::model::matrix own_first = keys;
+        // Row r's own key moved to row 0 so that step 1 points at it.
+        xt::row(own_first, 0) = xt::row(keys, r * 8), xt::row(own_first, r * 8) = xt::row(keys, 0);
+        qkov::model::matrix few_first = few_keys;
+        xt::row(few_first, 0) = xt::row(few_keys, r * 2), xt::row(few_first, r * 2) = xt::row(few_keys, 0);
+        if (detail::diagonal_of(one, own_first, 1, 1).top1_share == 1.0) BOOST_TEST(detail::diagonal_of(one, few_first, 1, 1).top1_share == 1.0, "row " << r);
     }
 }

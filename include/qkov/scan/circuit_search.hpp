@@ -24,8 +24,12 @@
 // duplicate-token attention; one earlier write on both sides would compare a vector with itself and
 // win its diagonal whatever the head does), and every k_q < k_k for s >= 1 (k_q = 0: K-composition;
 // k_q >= 1: the query reads the context too, Q- and K-composition together). A candidate is tested
-// first on at most 128 evenly strided rows at the middle offset and kept only if a quarter of them
-// win; that is a cost bound, the full test the evidence.
+// first on at most 128 evenly strided rows at the middle offset against at most 1,024 keys (those
+// rows' own among them) and kept only if a quarter of the rows win; that is a cost bound, the full
+// test the evidence. A row that wins against every key wins against a subset, so the bound keeps
+// every candidate the same rows would keep against all keys. Only a kept candidate's sides are
+// formed for every token: at GPT-2 small's shape that is a few hundred thousand products per head
+// and side instead of every head's S x D x d at every offset.
 #pragma once
 
 #include <algorithm>
@@ -52,16 +56,87 @@ struct circuit_search_settings {
     std::size_t window = labels::largest_offset;  ///< side offsets 0 .. W
     std::size_t context = 50;         ///< N: query-key offsets 1 .. N
     std::size_t offsets = 4;          ///< query-key offsets tested under RoPE, spread over s + 1 .. N
-    std::size_t prefilter_rows = 128;
+    std::size_t prefilter_rows = 128;  ///< the cost bound's queries ...
+    std::size_t prefilter_keys = 1024;  ///< ... against this many keys
     double prefilter_share = 0.25;
     double threshold = 0.5;           ///< a majority of the tokens: their key wins
 };
 
-/// Every head's sides in one layer: per offset 0 .. W, S x H d queries and S x H d keys (a GQA
-/// group's key columns repeated for each of its query heads).
-struct layer_sides {
-    std::vector<matrix> queries, keys;
-    std::size_t d = 0;
+/// What a layer's heads read at each side offset, and the weights that turn it into their queries
+/// and keys. Sides are formed on demand for the tokens asked for: the cost bound reads a few hundred
+/// tokens of every side, the full test all of them for the few candidates that pass.
+class layer_sides {
+public:
+    /// `rows` (S x D): the sampled tokens' effective embeddings at the layer; `writes` what the
+    /// layers above wrote for the same tokens.
+    layer_sides(const std::vector<model::head_weights>& heads, const matrix& rows, const offset_writes& writes, const model::norm_weights& norm, double rho)
+        : rows_(rows), writes_(writes), d_(heads[0].w_q.shape()[0])
+    {
+        const std::size_t H = heads.size(), D = heads[0].w_q.shape()[1];
+        for (const bool query : {true, false}) {
+            matrix w = xt::empty<double>({H * d_, D});
+            vector b = xt::zeros<double>({H * d_});
+            for (std::size_t h = 0; h < H; ++h) {
+                const auto& wh = query ? heads[h].w_q : heads[h].w_k;
+                const auto& bh = query ? heads[h].b_q : heads[h].b_k;
+                for (std::size_t i = 0; i < d_; ++i) {
+                    for (std::size_t j = 0; j < D; ++j) w(h * d_ + i, j) = wh(i, j);
+                    if (bh.size()) b(h * d_ + i) = bh(i);
+                }
+            }
+            // The norm acts on an added vector linearly (through_norm_scale), so W N(v) = W' v with
+            // W' = W diag(g / rho), centred along each row under LayerNorm: the writes are projected
+            // as they are, never normed copies of them.
+            matrix through = w;
+            for (std::size_t i = 0; i < H * d_; ++i) {
+                double mean = 0;
+                for (std::size_t j = 0; j < D; ++j) mean += (through(i, j) *= norm.weight(j) / rho);
+                mean /= static_cast<double>(D);
+                if (norm.kind == io::norm_kind::layer_norm)
+                    for (std::size_t j = 0; j < D; ++j) through(i, j) -= mean;
+            }
+            (query ? direct_q_ : direct_k_) = std::move(w);
+            (query ? written_q_ : written_k_) = std::move(through);
+            (query ? bias_q_ : bias_k_) = std::move(b);
+        }
+    }
+
+    [[nodiscard]] std::size_t window() const { return writes_.by_offset.size(); }
+    [[nodiscard]] std::size_t tokens() const { return rows_.shape()[0]; }
+    [[nodiscard]] std::size_t head_dim() const { return d_; }
+
+    /// Head h's query (or key) side at offset k for the sampled tokens `which` (all of them when
+    /// null): |which| x d.
+    [[nodiscard]] matrix side(std::size_t h, std::size_t k, bool query, const std::vector<std::size_t>* which) const
+    {
+        const matrix& input = k == 0 ? rows_ : writes_.by_offset[k - 1];
+        const matrix& weights = k == 0 ? (query ? direct_q_ : direct_k_) : (query ? written_q_ : written_k_);
+        const std::size_t D = input.shape()[1];
+        matrix picked;
+        if (which) {
+            picked = xt::empty<double>({which->size(), D});
+            for (std::size_t r = 0; r < which->size(); ++r)
+                for (std::size_t j = 0; j < D; ++j) picked(r, j) = input((*which)[r], j);
+        }
+        const matrix& in = which ? picked : input;
+        const std::size_t n = in.shape()[0];
+        matrix out = xt::empty<double>({n, d_});
+        multiply_into(n, d_, D, in.data(), D, false, weights.data() + h * d_ * D, D, true, out.data(), d_);
+        if (k == 0) {
+            const auto& bias = query ? bias_q_ : bias_k_;
+            for (std::size_t t = 0; t < n; ++t)
+                for (std::size_t i = 0; i < d_; ++i) out(t, i) += bias(h * d_ + i);
+        }
+        return out;
+    }
+
+private:
+    const matrix& rows_;
+    const offset_writes& writes_;
+    std::size_t d_;
+    matrix direct_q_, direct_k_;    ///< H d x D: every head's W_q (W_k), for offset 0
+    matrix written_q_, written_k_;  ///< the same through the norm's action, for the writes
+    vector bias_q_, bias_k_;        ///< H d (zeros without biases)
 };
 
 /// The norm's action on an added vector: centred first under LayerNorm, times g / rho.
@@ -80,45 +155,7 @@ inline matrix through_norm_scale(const matrix& added, const model::norm_weights&
     return out;
 }
 
-/// The sides of every head of a layer from the tokens' effective embeddings `rows` (S x D) at it
-/// and the earlier layers' writes for the same tokens.
-inline layer_sides circuit_sides(const std::vector<model::head_weights>& heads, const matrix& rows, const offset_writes& writes, const model::norm_weights& norm,
-                                 double rho)
-{
-    const std::size_t H = heads.size(), d = heads[0].w_q.shape()[0], D = heads[0].w_q.shape()[1], S = rows.shape()[0];
-    matrix wq = xt::empty<double>({H * d, D}), wk = xt::empty<double>({H * d, D});
-    for (std::size_t h = 0; h < H; ++h)
-        for (std::size_t i = 0; i < d; ++i)
-            for (std::size_t j = 0; j < D; ++j) wq(h * d + i, j) = heads[h].w_q(i, j), wk(h * d + i, j) = heads[h].w_k(i, j);
-    layer_sides s;
-    s.d = d;
-    s.queries.push_back(multiply(rows, wq, false, true));
-    s.keys.push_back(multiply(rows, wk, false, true));
-    for (std::size_t h = 0; h < H; ++h)
-        for (std::size_t t = 0; t < S; ++t)
-            for (std::size_t i = 0; i < d; ++i) {
-                if (heads[h].b_q.size()) s.queries[0](t, h * d + i) += heads[h].b_q(i);
-                if (heads[h].b_k.size()) s.keys[0](t, h * d + i) += heads[h].b_k(i);
-            }
-    for (const auto& w : writes.by_offset) {
-        const matrix normed = through_norm_scale(w, norm, rho);
-        s.queries.push_back(multiply(normed, wq, false, true));
-        s.keys.push_back(multiply(normed, wk, false, true));
-    }
-    return s;
-}
-
 namespace detail {
-
-/// Head h's d columns of a side (S x d).
-inline matrix head_columns(const matrix& side, std::size_t h, std::size_t d)
-{
-    const std::size_t S = side.shape()[0];
-    matrix out = xt::empty<double>({S, d});
-    for (std::size_t t = 0; t < S; ++t)
-        for (std::size_t i = 0; i < d; ++i) out(t, i) = side(t, h * d + i);
-    return out;
-}
 
 /// The rows of q turned by R_delta (query_at_offset's rotation, structure_measurement.hpp).
 inline matrix rotated_rows(const matrix& q, const std::optional<io::rope_config>& rope, std::size_t delta)
@@ -136,22 +173,20 @@ inline matrix rotated_rows(const matrix& q, const std::optional<io::rope_config>
     return out;
 }
 
-/// The diagonal test of C = queries keys^T over every stride-th row (row a's own column is a).
-inline diagonal_test diagonal_of(const matrix& queries, const matrix& keys, std::size_t stride, std::size_t delta)
+/// The diagonal test of C = queries keys^T, row r's own column r x step (the queries are the
+/// step-th of the tokens the keys hold).
+inline diagonal_test diagonal_of(const matrix& queries, const matrix& keys, std::size_t step, std::size_t delta)
 {
-    const std::size_t S = keys.shape()[0], d = keys.shape()[1], rows = (S + stride - 1) / stride;
-    matrix picked = xt::empty<double>({rows, d});
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t i = 0; i < d; ++i) picked(r, i) = queries(r * stride, i);
+    const std::size_t S = keys.shape()[0], d = keys.shape()[1], rows = queries.shape()[0];
     matrix c = xt::empty<double>({rows, S});
-    multiply_into(rows, S, d, picked.data(), d, false, keys.data(), d, true, c.data(), S);
+    multiply_into(rows, S, d, queries.data(), d, false, keys.data(), d, true, c.data(), S);
     diagonal_test t;
     t.offset = delta;
     std::size_t top1 = 0, top5 = 0;
     std::vector<double> margins, boosts;
     const double scale = 1 / std::sqrt(static_cast<double>(d));  // the head's own 1 / sqrt(d): boosts in nats
     for (std::size_t r = 0; r < rows; ++r) {
-        const std::size_t a = r * stride;
+        const std::size_t a = r * step;
         const double own = c(r, a);
         std::size_t above = 0;
         double best = -INFINITY, sum = 0, square = 0;
@@ -197,24 +232,40 @@ inline std::vector<std::size_t> tested_offsets(int shift, const circuit_search_s
 inline std::vector<circuit_candidate> circuit_candidates(std::size_t h, const layer_sides& sides, const std::optional<io::rope_config>& rope,
                                                          std::size_t vocabulary, const circuit_search_settings& s)
 {
-    const std::size_t W = sides.queries.size() - 1, d = sides.d, S = sides.queries[0].shape()[0];
-    std::vector<matrix> queries, keys;
-    for (std::size_t k = 0; k <= W; ++k) queries.push_back(detail::head_columns(sides.queries[k], h, d)), keys.push_back(detail::head_columns(sides.keys[k], h, d));
+    const std::size_t W = sides.window(), S = sides.tokens();
+    // The cost bound's tokens: every key_stride-th as keys (at most prefilter_keys), every
+    // query_step-th of those as queries (at most prefilter_rows); none when S is that small.
+    const auto ceil_div = [](std::size_t a, std::size_t b) { return (a + b - 1) / std::max<std::size_t>(b, 1); };
+    const std::size_t key_stride = std::max<std::size_t>(1, ceil_div(S, s.prefilter_keys));
+    const std::size_t query_step = std::max<std::size_t>(1, ceil_div(ceil_div(S, key_stride), s.prefilter_rows));
+    const bool bounded = key_stride * query_step > 1;
+    std::vector<std::size_t> bound_keys, bound_queries;
+    for (std::size_t t = 0; t < S; t += key_stride) bound_keys.push_back(t);
+    for (std::size_t r = 0; r < bound_keys.size(); r += query_step) bound_queries.push_back(bound_keys[r]);
+    std::vector<matrix> few_queries(W + 1), few_keys(W + 1);
+    std::vector<std::optional<matrix>> queries(W + 1), keys(W + 1);  // every token's, formed when a candidate needs them
+    if (bounded)
+        for (std::size_t k = 0; k <= W; ++k) few_queries[k] = sides.side(h, k, true, &bound_queries), few_keys[k] = sides.side(h, k, false, &bound_keys);
+    const auto every = [&](std::vector<std::optional<matrix>>& cache, std::size_t k, bool query) -> const matrix& {
+        if (!cache[k]) cache[k] = sides.side(h, k, query, nullptr);
+        return *cache[k];
+    };
     std::vector<circuit_candidate> out;
-    // The cost bound's rows: every stride-th, at most prefilter_rows of them (all of them when S is small).
-    const std::size_t stride = std::max<std::size_t>(1, (S + s.prefilter_rows - 1) / std::max<std::size_t>(s.prefilter_rows, 1));
     for (std::size_t kq = 0; kq <= W; ++kq)
         for (std::size_t kk = kq; kk <= W; ++kk) {
             if (kk == kq && kq != 0) continue;  // one earlier write on both sides compares a vector with itself
             const int shift = static_cast<int>(kk) - static_cast<int>(kq);
             const auto offsets = detail::tested_offsets(shift, s, rope.has_value());
-            // The cost bound: 128 rows at the middle offset first.
+            // The cost bound at the middle offset. A row whose own key wins against every key wins
+            // against these, so it lets through every candidate the test on all keys would.
             const std::size_t middle = offsets[offsets.size() / 2];
-            if (stride > 1 && detail::diagonal_of(detail::rotated_rows(queries[kq], rope, middle), keys[kk], stride, middle).top1_share < s.prefilter_share)
+            if (bounded && detail::diagonal_of(detail::rotated_rows(few_queries[kq], rope, middle), few_keys[kk], query_step, middle).top1_share < s.prefilter_share)
                 continue;
             circuit_candidate c;
             c.query.offset = kq, c.key.offset = kk, c.shift = shift, c.tokens = S, c.vocabulary = vocabulary;
-            for (const std::size_t delta : offsets) c.by_offset.push_back(detail::diagonal_of(detail::rotated_rows(queries[kq], rope, delta), keys[kk], 1, delta));
+            const matrix& q = every(queries, kq, true);
+            const matrix& k = every(keys, kk, false);
+            for (const std::size_t delta : offsets) c.by_offset.push_back(detail::diagonal_of(detail::rotated_rows(q, rope, delta), k, 1, delta));
             for (const auto& t : c.by_offset) c.top1_share += t.top1_share, c.top5_share += t.top5_share, c.boost += t.median_boost;
             c.top1_share /= static_cast<double>(c.by_offset.size()), c.top5_share /= static_cast<double>(c.by_offset.size());
             c.boost /= static_cast<double>(c.by_offset.size());

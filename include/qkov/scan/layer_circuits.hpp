@@ -85,7 +85,7 @@ public:
             return;
         }
         const matrix rows = sampled(all_rows);
-        const layer_sides sides = circuit_sides(lw.heads, rows, writes_, lw.norm, rho);
+        const layer_sides sides(lw.heads, rows, writes_, lw.norm, rho);
         const std::size_t V = readout ? readout->vocabulary : rows.shape()[0];
         std::vector<std::vector<circuit_candidate>> found(H);
         numeric::for_each_block(H, [&](std::size_t h) { found[h] = circuit_candidates(h, sides, rope, V, settings_); });

@@ -48,25 +48,38 @@ struct offset_writes {
     /// adds nothing).
     void add_layer(const std::vector<model::head_weights>& layer_heads, const std::vector<const mean_field_evidence*>& attention, const matrix& rows)
     {
-        const std::size_t S = rows.shape()[0], D = rows.shape()[1];
-        for (std::size_t h = 0; h < layer_heads.size(); ++h) {
-            const auto* p = attention[h];
-            if (p == nullptr) continue;
-            const auto& w = layer_heads[h];
-            heads.push_back({w.layer, w.head, p->by_offset});
-            matrix values = multiply(rows, w.w_v, false, true);  // S x d
-            if (w.b_v.size())
-                for (std::size_t i = 0; i < S; ++i)
-                    for (std::size_t c = 0; c < values.shape()[1]; ++c) values(i, c) += w.b_v(c);
-            matrix written = multiply(values, w.w_o, false, true);  // S x D
-            for (std::size_t j = 0; j < D; ++j) {
-                double mean = 0;
-                for (std::size_t i = 0; i < S; ++i) mean += written(i, j);
-                mean /= static_cast<double>(std::max<std::size_t>(S, 1));
-                for (std::size_t i = 0; i < S; ++i) written(i, j) -= mean;
+        std::vector<std::size_t> writing;
+        for (std::size_t h = 0; h < layer_heads.size(); ++h)
+            if (attention[h] != nullptr) writing.push_back(h), heads.push_back({layer_heads[h].layer, layer_heads[h].head, attention[h]->by_offset});
+        if (writing.empty()) return;
+        const std::size_t S = rows.shape()[0], D = rows.shape()[1], d = layer_heads[0].w_v.shape()[0], n = writing.size() * d;
+        // Every writing head's values in one product, centred over the tokens: the mean of W_o v is
+        // W_o of the mean, and b_v, the same for every token, goes with it.
+        matrix w_v = xt::empty<double>({n, D});
+        for (std::size_t i = 0; i < writing.size(); ++i)
+            for (std::size_t c = 0; c < d; ++c)
+                for (std::size_t j = 0; j < D; ++j) w_v(i * d + c, j) = layer_heads[writing[i]].w_v(c, j);
+        matrix values = multiply(rows, w_v, false, true);  // S x n
+        for (std::size_t c = 0; c < n; ++c) {
+            double mean = 0;
+            for (std::size_t t = 0; t < S; ++t) mean += values(t, c);
+            mean /= static_cast<double>(std::max<std::size_t>(S, 1));
+            for (std::size_t t = 0; t < S; ++t) values(t, c) -= mean;
+        }
+        // writes_k += values [p_h(k) W_o,h^T stacked over the heads]: one product per offset, never a
+        // head's S x D output held or added on its own.
+        matrix out = xt::empty<double>({n, D});
+        for (std::size_t k = 1; k <= window; ++k) {
+            bool any = false;
+            for (std::size_t i = 0; i < writing.size(); ++i) {
+                const auto& p = attention[writing[i]]->by_offset;
+                const double weight = k < p.size() ? p[k] : 0.0;
+                any = any || weight != 0;
+                const auto& w_o = layer_heads[writing[i]].w_o;
+                for (std::size_t c = 0; c < d; ++c)
+                    for (std::size_t j = 0; j < D; ++j) out(i * d + c, j) = weight * w_o(j, c);
             }
-            for (std::size_t k = 1; k <= window && k < p->by_offset.size(); ++k)
-                if (const double weight = p->by_offset[k]; weight != 0) by_offset[k - 1] += weight * written;
+            if (any) multiply_into(S, D, n, values.data(), n, false, out.data(), D, false, by_offset[k - 1].data(), D, 1.0);
         }
     }
 };

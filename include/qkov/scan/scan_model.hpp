@@ -289,7 +289,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     const auto& t = options.thresholds;
     if (evidence.readout)
         circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
-                         circuit_search_settings{t.window, evidence.proxy.positions, 4, 128, 0.25, t.circuit_share});
+                         circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share});
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = 0; l < options.first_layer; ++l) {
         const auto lw = m.layer(l);
