@@ -358,6 +358,38 @@ BOOST_AUTO_TEST_CASE(circuits_of_neox_partial_rotary) { judge_circuits("neox_par
 BOOST_AUTO_TEST_CASE(circuits_of_gpt2_learned_positions) { judge_circuits("gpt2_learned_positions"); }
 BOOST_AUTO_TEST_CASE(circuits_of_llama_nope_layer) { judge_circuits("llama_nope_layer"); }
 
+// The search switched off (scan_options::search_circuits, as unit.certificates does) removes the
+// circuits and their labels and nothing else: the mean field, its certificates and the copying are
+// the same numbers.
+BOOST_AUTO_TEST_CASE(a_scan_without_the_circuit_search_differs_only_in_circuits)
+{
+    const auto dir = test::shared_dir_or_skip("trained_models/llama_rope_induction");
+    if (dir.empty()) return;
+    const auto m = model::open_model(dir.string());
+    scan::scan_options off;
+    off.search_circuits = false;
+    const auto with = scan::scan_model(m), without = scan::scan_model(m, off);
+    BOOST_TEST_REQUIRE(with.heads.size() == without.heads.size());
+    std::size_t circuits = 0;
+    for (std::size_t i = 0; i < with.heads.size(); ++i) {
+        const auto &a = with.heads[i], &b = without.heads[i];
+        const std::string id = std::to_string(a.layer) + "." + std::to_string(a.head);
+        circuits += a.circuits && a.circuits->circuit ? 1 : 0;
+        BOOST_TEST(!b.circuits.has_value(), id);
+        BOOST_TEST_REQUIRE((a.mean_field.has_value() && b.mean_field.has_value()), id);
+        BOOST_TEST(a.mean_field->by_offset == b.mean_field->by_offset, id);
+        BOOST_TEST(a.mean_field->by_offset_lower == b.mean_field->by_offset_lower, id);
+        BOOST_TEST(a.labels.certified == b.labels.certified, id);
+        BOOST_TEST_REQUIRE((a.per_token_copying.has_value() && b.per_token_copying.has_value()), id);
+        BOOST_TEST(a.per_token_copying->top1_share == b.per_token_copying->top1_share, id);
+        std::vector<std::string> kept;
+        for (const auto& l : a.labels.labels)
+            if (l != "duplicate_token" && l != "induction" && !l.starts_with("repeat_shift_")) kept.push_back(l);
+        BOOST_TEST(kept == b.labels.labels, id << ": " << list(a.labels.labels) << " against " << list(b.labels.labels));
+    }
+    BOOST_TEST(circuits > 0u);  // the comparison includes heads whose circuit the search found
+}
+
 /// stories260K: no circuit label on a head whose behaviour lacks it (qkov detect's forward pass;
 /// a 5-layer model trained on TinyStories shows no induction on random repeats).
 BOOST_AUTO_TEST_CASE(stories260K_circuit_labels_are_shown_by_behaviour)

@@ -287,7 +287,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // The circuit search needs the forward pass's token rows at every layer (the read-out's).
     std::optional<layer_circuits> circuits;
     const auto& t = options.thresholds;
-    if (evidence.readout)
+    if (evidence.readout && options.search_circuits)
         circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
                          circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share});
     std::vector<layer_composition_factors> earlier;

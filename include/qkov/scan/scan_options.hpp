@@ -24,6 +24,10 @@ struct scan_options {
     std::function<void(std::size_t layer, const std::vector<head_metrics>&, const layer_timing&)> on_layer;
     label_thresholds thresholds;    ///< the labels' thresholds (docs/SCAN-LABELS.md)
     bool certify = true;            ///< certify the offset profile of positional RoPE heads
+    /// Search every head for circuits through earlier heads (layer_circuits.hpp). Off: no circuit
+    /// labels and no heads[].circuits; the mean field, its certificates, copying and composition
+    /// are the same (unit.certificates checks only those).
+    bool search_circuits = true;
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
     std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)
     /// Token sequences whose positions give mu_l and the content the prediction draws from (at most
