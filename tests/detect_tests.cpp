@@ -13,6 +13,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "qkov/detect/repeated_tokens.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
+#include "qkov/io/untrusted_json_kept.hpp"
 #include "qkov/forward/norms.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/model/open_model.hpp"
@@ -662,6 +664,57 @@ BOOST_AUTO_TEST_CASE(a_scan_document_outside_what_a_scan_writes_is_refused)
     BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_text(deep, "scan.json"); }), "scan.json: JSON nests deeper than 64 levels"));
     BOOST_TEST(contains(error_of([&] { (void)detect::parse_scan_text("{", "scan.json"); }), "scan.json: not valid JSON"));
     BOOST_TEST(detect::parse_scan_text(planted_scan().dump(), "scan.json") == planted_scan());
+}
+
+// A scan file streams through the reader: what the comparison reads is kept, the rest (composition
+// pairs, circuits, other evidence) is checked and dropped as it is read, so the kept tree is the
+// same for a document of any size; the untrusted-text limits hold in the dropped parts too.
+BOOST_AUTO_TEST_CASE(a_scan_file_is_read_keeping_only_what_the_comparison_reads)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("qkov-scan-stream-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto write = [&](const std::string& name, const std::string& text) {
+        const auto file = dir / name;
+        std::ofstream(file, std::ios::binary) << text;
+        return file;
+    };
+    auto expected = planted_scan();  // what the reader keeps: a nested object of the model's, the input
+    expected["model"]["rope"] = {{"base", 10000.0}, {"rotary_dim", 2}};
+    expected["input"] = "own text";
+    auto full = expected;
+    full["schema"] = "qkov-scan/7";
+    for (int i = 0; i < 2000; ++i) full["composition"].push_back({{"source_layer", 0}, {"source_head", i % 4}, {"q", 0.25}, {"k", 0.5}, {"v", 0.125}});
+    full["heads"][0]["circuits"] = {{"candidates", nlohmann::json::array({{{"shift", 1}, {"top1_share", 0.9}}})}};
+    full["heads"][0]["qk_singular_values"] = std::vector<double>(64, 1.0);
+    const auto file = write("full.json", full.dump());
+    const auto read = detect::read_scan_labels(file);
+    const auto whole = detect::parse_scan_labels(full, "scan.json");
+    BOOST_TEST_REQUIRE(read.heads.size() == 1u);
+    BOOST_TEST(read.heads[0].labels == whole.heads[0].labels);
+    BOOST_TEST(read.heads[0].certified == whole.heads[0].certified);
+    BOOST_TEST(read.heads[0].predicted.top1_share.value_or(-1) == 0.7);
+    BOOST_TEST((*read.heads[0].predicted.attention_by_offset)[1] == 0.6);
+    BOOST_TEST(read.input == "own text");
+    // The kept tree: the planted scan's own parts, none of the rest.
+    std::ifstream in(file, std::ios::binary);
+    auto kept = io::parse_untrusted_json_kept(in, 64, detect::read_for_comparison);
+    BOOST_TEST_REQUIRE(std::holds_alternative<nlohmann::json>(kept));
+    BOOST_TEST(std::get<nlohmann::json>(kept) == expected);
+    // Refused as a whole, with parse_scan_text's words, when a dropped part breaks a limit.
+    const auto refused = [&](const std::string& name, const std::string& text) { return error_of([&] { (void)detect::read_scan_labels(write(name, text)); }); };
+    std::string twice = full.dump();
+    twice.replace(twice.find("\"source_head\""), 0, "\"q\":1,");  // a composition pair with "q" twice
+    BOOST_TEST(contains(refused("twice.json", twice), "twice.json: the key \"q\" appears twice in one object"));
+    // 64 levels (the document's object and 63 arrays) are read, 65 refused.
+    const auto nested = [](std::size_t n) { return nlohmann::json::parse(std::string(n, '[') + std::string(n, ']')); };
+    auto at_limit = planted_scan(), deep = planted_scan();
+    at_limit["composition"] = nested(63), deep["composition"] = nested(64);
+    BOOST_TEST(detect::read_scan_labels(write("limit.json", at_limit.dump())).heads.size() == 1u);
+    BOOST_TEST(contains(refused("deep.json", deep.dump()), "deep.json: JSON nests deeper than 64 levels"));
+    BOOST_TEST(contains(refused("cut.json", full.dump().substr(0, 4000)), "cut.json: not valid JSON"));
+    BOOST_TEST(contains(refused("trailing.json", planted_scan().dump() + " {}"), "trailing.json: not valid JSON"));
+    BOOST_TEST(contains(refused("absent.json", "{}"), "absent.json: expected an object with \"model\" and \"heads\""));
+    std::filesystem::remove_all(dir);
 }
 
 // The scan of another trained model of the same family and shape is refused by its weights; the

@@ -910,3 +910,38 @@ BOOST_AUTO_TEST_CASE(the_cost_bound_on_fewer_keys_keeps_every_row_the_full_test_
         if (detail::diagonal_of(one, own_first, 1, 1).top1_share == 1.0) BOOST_TEST(detail::diagonal_of(one, few_first, 1, 1).top1_share == 1.0, "row " << r);
     }
 }
+
+BOOST_AUTO_TEST_CASE(circuit_candidates_kept_against_every_key_are_kept_against_fewer)
+{
+    // The second layer's keys are its queries (W_k = W_q, b_k = b_q): its direct circuit is a Gram
+    // matrix whose diagonal wins many rows, so candidates reach the cost bound. The bound's rows are
+    // every 4th token in both settings, its keys all 20 tokens, then every 2nd: each candidate kept
+    // against every key is kept against fewer, with the same full test.
+    random_circuit_layers r;
+    using R = random_circuit_layers;
+    for (auto& h : r.second) h.w_k = h.w_q, h.b_k = h.b_q;
+    offset_writes writes(R::window, R::tokens, R::width);
+    writes.add_layer(r.first, {&r.attention[0], &r.attention[1], &r.attention[2]}, r.rows_first);
+    qkov::model::norm_weights norm;
+    norm.kind = qkov::io::norm_kind::rms_norm, norm.weight = xt::ones<double>({R::width});
+    const layer_sides sides(r.second, r.rows_second, writes, norm, 2.0);
+    const circuit_search_settings every_key{.window = R::window, .context = 8, .prefilter_rows = 5, .prefilter_keys = 20};
+    auto fewer_keys = every_key;
+    fewer_keys.prefilter_keys = 10;
+    const std::size_t per_head = 1 + R::window * (R::window + 1) / 2;  // (0, 0) and every k_q < k_k
+    std::size_t kept = 0;
+    for (std::size_t h = 0; h < R::heads; ++h) {
+        const auto all = circuit_candidates(h, sides, std::nullopt, R::tokens, every_key), fewer = circuit_candidates(h, sides, std::nullopt, R::tokens, fewer_keys);
+        BOOST_TEST(fewer.size() >= all.size());
+        for (const auto& c : all) {
+            const auto same = std::find_if(fewer.begin(), fewer.end(), [&](const auto& f) { return f.query.offset == c.query.offset && f.key.offset == c.key.offset; });
+            BOOST_TEST_REQUIRE((same != fewer.end()), "head " << h << ": sides " << c.query.offset << ", " << c.key.offset << " dropped against fewer keys");
+            BOOST_TEST(same->top1_share == c.top1_share);
+            BOOST_TEST(same->boost == c.boost);
+            ++kept;
+        }
+        BOOST_TEST(all.size() <= per_head);
+    }
+    BOOST_TEST(kept > 0u);                      // candidates reach the bound...
+    BOOST_TEST(kept < R::heads * per_head);     // ...and the bound drops some: both sides are tested
+}

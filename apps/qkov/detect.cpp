@@ -257,7 +257,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     if (!o.scan.empty()) {
         scan = detect::read_scan_labels(o.scan);
         detect::require_scan_of(*scan, detect::geometry_of(c), model::fingerprint_of(model));
-        pairing = detect::pair_scan_with_detection(detect::read_scan_input(o.scan), text.input, "--scan " + o.scan);
+        pairing = detect::pair_scan_with_detection(scan->input, text.input, "--scan " + o.scan);
         if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
     }
     std::string running = "random tokens";
@@ -366,8 +366,8 @@ subcommand add_detect(CLI::App& app)
         std::error_code ec;
         const auto bytes = o->scan.empty() ? 0 : std::filesystem::file_size(o->scan, ec);
         if (o->scan.empty() || ec) return model_out_of_memory_advice();
-        return "--scan " + o->scan + " is " + io::megabytes(bytes) + " (a scan document that size takes about " +
-               io::megabytes(detect::scan_read_memory_needed(bytes)) + " to read, more when it is not one); or " + model_out_of_memory_advice();
+        return "--scan " + o->scan + " is " + io::megabytes(bytes) + " (detect keeps of it only each head's labels and predictions, a few MB " +
+               "for a scan qkov wrote, however large; heads holding more than that are not a scan's); or " + model_out_of_memory_advice();
     };
     return {command, [o] { return detect(*o); }, advice};
 }

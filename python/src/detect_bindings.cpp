@@ -63,12 +63,15 @@ std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const
 {
     if (file) {
         auto labels = detect::read_scan_labels(*file);
-        return std::pair{std::move(labels), detect::read_scan_input(*file)};
+        std::string input = labels.input;
+        return std::pair{std::move(labels), std::move(input)};
     }
     if (!text) return std::nullopt;
     nlohmann::json j = detect::parse_scan_text(*text, name);
     const io::json_tree_release release(j);  // without allocating, should a bad_alloc unwind through it
-    return std::pair{detect::parse_scan_labels(j, name), detect::scan_input(j, name)};
+    auto labels = detect::parse_scan_labels(j, name);
+    std::string input = labels.input;
+    return std::pair{std::move(labels), std::move(input)};
 }
 
 /// What text=... asks for: None, "self" (the model's own text), a path to a file of token ids, or

@@ -14,42 +14,12 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 
 namespace qkov::detect {
-
-/// The input a scan document says its labels predict behaviour on (random tokens when it says none).
-inline std::string scan_input(const nlohmann::json& document, const std::string& file)
-{
-    namespace k = scan::scan_json_keys;
-    if (!document.is_object() || !document.contains(k::input)) return k::input_random_tokens;
-    if (!document[k::input].is_string()) throw scan_file_error("qkov: " + file + ": \"input\" is not a string");
-    return document[k::input].get<std::string>();
-}
-
-/// scan_input of the document in `file`, keeping only its top-level "input" while parsing (read_scan_labels
-/// has checked the file; a scan's document can be large).
-inline std::string read_scan_input(const std::filesystem::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    const auto only_input = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed != scan::scan_json_keys::input);
-    };
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in, only_input);
-    } catch (const nlohmann::json::exception& e) {
-        throw scan_file_error("qkov: --scan " + file.string() + ": not valid JSON (" + e.what() + ")");
-    }
-    return scan_input(j, "--scan " + file.string());
-}
 
 /// Which of a detection's measurements a scan's labels are judged against.
 enum class judged_on { random_tokens, text };

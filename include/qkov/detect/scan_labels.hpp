@@ -13,7 +13,9 @@
 // scan written before the fingerprint existed is compared by family and shape alone). A head
 // listed twice is refused: which of its two label sets would count?
 //
-// The document is untrusted: nothing is sized from its numbers (a head is remembered by its name,
+// The file is streamed: only the model, its fingerprint, the input and each head's name, labels and
+// predictions become a tree (read_for_comparison), so a scan of any size is read in the memory of
+// those. The document is untrusted: nothing is sized from its numbers (a head is remembered by its name,
 // so layers x heads that wrap 2^64 allocate nothing), it nests at most 64 levels, no object holds a
 // key twice, every label is one of the vocabulary's (labels/vocabulary.hpp), every certified label
 // is one of the head's labels, and every prediction is a probability in [0, 1].
@@ -25,7 +27,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -39,8 +40,8 @@
 #include "qkov/forward/head_scores.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/json_release.hpp"
-#include "qkov/io/memory_headroom.hpp"
 #include "qkov/io/untrusted_json.hpp"
+#include "qkov/io/untrusted_json_kept.hpp"
 #include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/weight_fingerprint.hpp"
@@ -98,7 +99,18 @@ struct scan_labels {
     model_geometry model;
     std::vector<weight_labels> heads;
     std::optional<model::weight_fingerprint> fingerprint;  ///< absent in scans written before it existed
+    std::string input;  ///< the input the labels predict behaviour on (scan_input)
 };
+
+/// The input a scan document says its labels predict behaviour on (random tokens when it says none:
+/// a document from before the field; input_pairing.hpp pairs it with a detection).
+inline std::string scan_input(const nlohmann::json& document, const std::string& file)
+{
+    namespace k = scan::scan_json_keys;
+    if (!document.is_object() || !document.contains(k::input)) return k::input_random_tokens;
+    if (!document[k::input].is_string()) throw scan_file_error("qkov: " + file + ": \"input\" is not a string");
+    return document[k::input].get<std::string>();
+}
 
 namespace detail {
 
@@ -215,6 +227,7 @@ inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string&
     out.model.head_dim = detail::scan_index(m, "head_dim", file, model_where);
     out.model.vocab_size = detail::scan_index(m, "vocab_size", file, model_where);
     out.fingerprint = detail::scan_fingerprint(j, file);
+    out.input = scan_input(j, file);
     std::set<std::pair<std::size_t, std::size_t>> seen;  // by name: nothing sized from the document's numbers
     for (std::size_t i = 0; i < j[k::heads].size(); ++i) {
         const auto& h = j[k::heads][i];
@@ -246,33 +259,35 @@ inline nlohmann::json parse_scan_text(const std::string& text, const std::string
     return std::get<nlohmann::json>(std::move(parsed));
 }
 
-/// The memory reading a scan document of `bytes` needs at its peak: its text and its tree at once.
-inline std::uint64_t scan_read_memory_needed(std::uint64_t bytes)
+/// Whether the comparison reads `key`, `depth` levels down inside the document's key `top`
+/// (io::json_key_filter): the model, its fingerprint, the input and each head's name, labels and
+/// predictions. Everything else, the composition pairs, the strongest edges, the circuits and the
+/// heads' other evidence, is dropped as it is read.
+inline bool read_for_comparison(std::size_t depth, const std::string& key, const std::string& top)
 {
-    return bytes * (io::json_tree_bytes_per_text_byte + 1);
+    namespace k = scan::scan_json_keys;
+    if (depth == 1) return key == k::model || key == k::heads || key == k::model_fingerprint || key == k::input;
+    if (depth == 3 && top == k::heads)  // a head's own keys
+        return key == k::layer || key == k::head || key == k::labels || key == k::certified || key == k::mean_field || key == k::token_copying;
+    return true;
 }
 
-/// Reads `file` (the JSON of qkov scan --json); errors name the file and what is wrong.
+/// Reads `file` (the JSON of qkov scan --json); errors name the file and what is wrong. The file
+/// streams through the parser and only what read_for_comparison keeps becomes a tree, so any size
+/// of scan is read in the memory of its heads' labels and predictions (a few MB for every head of
+/// a Llama-3-8B-shaped scan).
 inline scan_labels read_scan_labels(const std::filesystem::path& file)
 {
     namespace fs = std::filesystem;
     const std::string name = file.string();
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw scan_file_error("qkov: --scan " + name + ": not a regular file");
-    constexpr std::uintmax_t limit = std::uintmax_t{1} << 30;
-    const std::uintmax_t bytes = fs::file_size(file, ec);
-    if (bytes > limit) throw scan_file_error("qkov: --scan " + name + ": larger than 1 GiB, not a scan's JSON");
-    // The text and its tree are held at once: refused by name before the parse when they cannot be,
-    // instead of running out of memory partway through the tree.
-    const std::uint64_t needed = scan_read_memory_needed(bytes);
-    if (const auto headroom = io::memory_headroom(); headroom && needed > *headroom)
-        throw scan_file_error("qkov: --scan " + name + " is " + io::megabytes(bytes) + "; reading it needs about " + io::megabytes(needed) +
-                              ", more than this process may use (" + io::megabytes(*headroom) +
-                              ": its memory limit, ulimit -v, or the memory the system has available)");
     std::ifstream in(file, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) throw scan_file_error("qkov: --scan " + name + ": cannot be read");
-    nlohmann::json document = parse_scan_text(text, "--scan " + name);
+    if (!in) throw scan_file_error("qkov: --scan " + name + ": cannot be read");
+    // A read error partway looks like the text's end to the parser: "not valid JSON".
+    auto parsed = io::parse_untrusted_json_kept(in, 64, read_for_comparison);  // a scan document nests 6 levels
+    if (const auto* problem = std::get_if<std::string>(&parsed)) throw scan_file_error("qkov: --scan " + name + ": " + *problem);
+    nlohmann::json document = std::get<nlohmann::json>(std::move(parsed));
     // Released without allocating however this ends (json_release.hpp): a bad_alloc while the
     // labels are read would otherwise unwind into the tree's allocating destructor.
     const io::json_tree_release release(document);

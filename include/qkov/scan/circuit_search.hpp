@@ -27,7 +27,8 @@
 // first on at most 128 evenly strided rows at the middle offset against at most 1,024 keys (those
 // rows' own among them) and kept only if a quarter of the rows win; that is a cost bound, the full
 // test the evidence. A row that wins against every key wins against a subset, so the bound keeps
-// every candidate the same rows would keep against all keys. Only a kept candidate's sides are
+// every candidate the same rows would keep against all keys (up to 1,024 tokens the keys are all of
+// them and the rows those of the bound before; above, the rows differ a little). Only a kept candidate's sides are
 // formed for every token: at GPT-2 small's shape that is a few hundred thousand products per head
 // and side instead of every head's S x D x d at every offset.
 #pragma once
