@@ -19,10 +19,10 @@
 #include "qkov/io/open_checkpoint.hpp"
 #include "qkov/io/sha256.hpp"
 #include "qkov/io/tensor_block.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/scan/head_prediction.hpp"
 #include "qkov/scan/proxy_dump.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "model_runs.hpp"
 #include "certificate_reference.hpp"
 #include "model_variants.hpp"
 #include "shared_dir.hpp"
@@ -128,11 +128,11 @@ void check_scan(const model::attention_model& m, const scan::scan_result& r, con
 /// Scans `path` keeping its proxy inputs, writes the dump, reads it back and checks every bound.
 bound_check scan_and_check(const std::filesystem::path& path, const std::filesystem::path& dump_file)
 {
-    const auto m = model::open_model(path);
+    const auto m = qkov::runs::open_model(path);
     scan::scan_options options;
     options.keep_proxy_inputs = true;
     options.search_circuits = false;  // no certificate reads it: a third of this suite's time
-    const auto r = scan::scan_model(m, options);
+    const auto r = qkov::runs::scan_model(m, options);
     scan::write_proxy_dump(dump_file, r);
     const proxy_dump d{io::open_safetensors_checkpoint(dump_file)};
     bound_check count;
@@ -184,8 +184,8 @@ BOOST_AUTO_TEST_CASE(certified_bounds_of_the_layer_zero_fallback_hold_at_50_digi
         test::write_model_variant(trained, scratch / "attention-only", v);
         const auto count = scan_and_check(scratch / "attention-only", scratch / "proxy.safetensors");
         BOOST_TEST(count.bounds > 0u, name);
-        const auto fallback = scan::scan_model(model::open_model(scratch / "attention-only"));
-        const auto full = scan::scan_model(model::open_model(trained));
+        const auto fallback = qkov::runs::scan_model(qkov::runs::open_model(scratch / "attention-only"));
+        const auto full = qkov::runs::scan_model(qkov::runs::open_model(trained));
         std::size_t compared = 0;
         for (std::size_t i = 0; i < fallback.heads.size(); ++i) {
             const auto& a = fallback.heads[i];
@@ -406,19 +406,19 @@ BOOST_AUTO_TEST_CASE(trained_heads_at_their_threshold_are_certified_only_on_the_
                 test::model_variant v;
                 v.float64 = true;
                 if (fallback) v.drop = mlp_tensors(trained);
-                const auto config = model::open_model(trained).config();
+                const auto config = qkov::runs::open_model(trained).config();
                 v.edit = c.edit(alpha, config.head_dim);
                 test::write_model_variant(trained, dir, v);
             };
             const auto scan_layer_zero = [&](const std::filesystem::path& dir) {
                 scan::scan_options options;
                 options.last_layer = 0, options.keep_proxy_inputs = true, options.search_circuits = false;
-                return scan::scan_model(model::open_model(dir), options);
+                return qkov::runs::scan_model(qkov::runs::open_model(dir), options);
             };
             // The inputs at alpha = 1: layer 0's proxy rows and contents do not depend on layer 0's
             // weights, and every width scales with the queries.
             write(1.0, scratch / "base");
-            const auto base_model = model::open_model(scratch / "base");
+            const auto base_model = qkov::runs::open_model(scratch / "base");
             const auto base = scan_layer_zero(scratch / "base");
             scan::write_proxy_dump(scratch / "base.safetensors", base);
             const proxy_dump d{io::open_safetensors_checkpoint(scratch / "base.safetensors")};
@@ -463,7 +463,7 @@ BOOST_AUTO_TEST_CASE(trained_heads_at_their_threshold_are_certified_only_on_the_
             for (const double side : {+1e-9, -1e-9}) {
                 const auto dir = scratch / (side > 0 ? "above" : "below");
                 write(solve(side), dir);
-                const auto m = model::open_model(dir);
+                const auto m = qkov::runs::open_model(dir);
                 const auto r = scan_layer_zero(dir);
                 scan::write_proxy_dump(dir / "proxy.safetensors", r);
                 const proxy_dump own{io::open_safetensors_checkpoint(dir / "proxy.safetensors")};

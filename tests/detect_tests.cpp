@@ -30,7 +30,7 @@
 #include "qkov/io/untrusted_json_kept.hpp"
 #include "qkov/forward/norms.hpp"
 #include "qkov/io/model_config.hpp"
-#include "qkov/model/open_model.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 #include "trained_models_draws.hpp"
@@ -811,13 +811,13 @@ BOOST_AUTO_TEST_CASE(bos_token_as_each_file_declares_it)
 {
     const auto shared = test::shared_dir_or_skip("fixtures/models");
     if (shared.empty()) return;
-    BOOST_TEST((model::open_model(shared / "gpt2").config().bos_token_id == std::optional<std::size_t>(0)));
-    BOOST_TEST((model::open_model(shared / "llama").config().bos_token_id == std::optional<std::size_t>(1)));
+    BOOST_TEST((qkov::runs::open_model(shared / "gpt2").config().bos_token_id == std::optional<std::size_t>(0)));
+    BOOST_TEST((qkov::runs::open_model(shared / "llama").config().bos_token_id == std::optional<std::size_t>(1)));
     const auto real = test::shared_dir_or_skip("real_models");
     if (real.empty()) return;
-    BOOST_TEST((model::open_model(real / "gpt2-small-attention").config().bos_token_id == std::optional<std::size_t>(50256)));
+    BOOST_TEST((qkov::runs::open_model(real / "gpt2-small-attention").config().bos_token_id == std::optional<std::size_t>(50256)));
     for (const char* file : {"llama2c-stories260K/stories260K.gguf", "llama2c-stories260K/stories260K.bin", "llama2c-stories260K/hf"})
-        BOOST_TEST((model::open_model(real / file).config().bos_token_id == std::optional<std::size_t>(1)), file);
+        BOOST_TEST((qkov::runs::open_model(real / file).config().bos_token_id == std::optional<std::size_t>(1)), file);
     // A config's bos_token_id must be a token of the vocabulary.
     nlohmann::json j = {{"model_type", "llama"}, {"hidden_size", 8}, {"num_hidden_layers", 1}, {"num_attention_heads", 2}, {"vocab_size", 10}};
     BOOST_TEST(!io::parse_model_config(j, "config.json").bos_token_id.has_value());
@@ -854,7 +854,7 @@ BOOST_AUTO_TEST_CASE(stories260k_previous_token_heads_from_its_forward_pass)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir / "stories260K.bin");
+    const auto model = qkov::runs::open_model(dir / "stories260K.bin");
     const forward::decoder<float> pass(model);
     detect::detection_options o;
     o.length = 20, o.samples = 4, o.seed = 11;
@@ -906,7 +906,7 @@ BOOST_AUTO_TEST_CASE(head_unembedding_is_the_final_norms_scale_then_the_unembedd
     const auto shared = test::shared_dir_or_skip("fixtures/models");
     if (shared.empty()) return;
     for (const char* name : {"gpt2", "llama"}) {
-        const forward::decoder<double> pass(model::open_model(shared / name));
+        const forward::decoder<double> pass(qkov::runs::open_model(shared / name));
         const auto& w = pass.weights();
         const std::size_t D = w.config.hidden_size, d = w.config.head_dim, l = 1, h = 2;
         forward::tensor2<double> x = xt::zeros<double>({std::size_t{1}, D});
@@ -952,7 +952,7 @@ BOOST_AUTO_TEST_CASE(trained_models_give_the_independent_passs_scores_on_its_own
         const auto dir = test::shared_dir_or_skip(std::string("trained_models/") + name);
         if (dir.empty()) return;
         const auto truth = nlohmann::json::parse(std::ifstream(dir / "ground_truth.json"));
-        const auto model = model::open_model(dir);
+        const auto model = qkov::runs::open_model(dir);
         const forward::decoder<double> pass(model);
         const std::size_t layers = model.config().layers, heads = model.config().heads;
         const auto bos = truth.at("tokens").at("bos").get<token_id>();
@@ -1014,7 +1014,7 @@ BOOST_AUTO_TEST_CASE(trained_models_match_an_independent_forward_pass)
         if (dir.empty()) return;
         std::ifstream in(dir / "ground_truth.json");
         const auto truth = nlohmann::json::parse(in);
-        const auto model = model::open_model(dir);
+        const auto model = qkov::runs::open_model(dir);
         const forward::decoder<float> pass(model);
         detect::detection_options o;
         o.length = 50, o.samples = 20, o.seed = 2025;

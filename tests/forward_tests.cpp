@@ -24,7 +24,8 @@
 #include "qkov/io/llama2c_checkpoint.hpp"
 #include "qkov/io/llama2c_tokenizer.hpp"
 #include "qkov/io/q8_0_error.hpp"
-#include "qkov/model/open_model.hpp"
+#include "qkov/io/open_checkpoint.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 #include "tiny_checkpoint.hpp"
@@ -58,7 +59,7 @@ std::optional<double> attention_check_error(const std::string& name)
     const auto dir = test::shared_dir_or_skip("fixtures/models");
     if (dir.empty()) return std::nullopt;
     const auto reference = nlohmann::json::parse(std::ifstream(dir / "reference.json"))["models"][name];
-    const auto model = model::open_model(dir / name);
+    const auto model = qkov::runs::open_model(dir / name);
     const forward::decoder<T> pass(model);
     double worst = 0;
     std::size_t layers_checked = 0;
@@ -89,7 +90,7 @@ const std::string published_opening =
 template <class T>
 std::string greedy_story(const fs::path& model_path)
 {
-    const auto model = model::open_model(model_path);
+    const auto model = qkov::runs::open_model(model_path);
     const forward::decoder<T> pass(model);
     const io::llama2c_tokenizer tokenizer(stories("tok512.bin"), model.config().vocab_size);
     const auto tokens = forward::greedy_continuation(pass, {io::llama2c_tokenizer::bos}, 80, io::llama2c_tokenizer::bos);
@@ -177,7 +178,7 @@ std::optional<double> full_stack_error(const logits_reference& r)
 {
     const auto dir = test::shared_dir_or_skip(std::string("fixtures/models/") + r.model);
     if (dir.empty()) return std::nullopt;
-    const auto logits = forward::decoder<T>(model::open_model(dir)).logits(reference_tokens);
+    const auto logits = forward::decoder<T>(qkov::runs::open_model(dir)).logits(reference_tokens);
     BOOST_TEST(logits.shape()[0] == reference_tokens.size());
     double worst = 0;
     const std::size_t positions[] = {0, 7, 15};
@@ -204,7 +205,7 @@ BOOST_AUTO_TEST_CASE(tied_unembedding_is_not_copied)
 {
     const auto gpt2 = test::shared_dir_or_skip("fixtures/models/gpt2"), llama = test::shared_dir_or_skip("fixtures/models/llama");
     if (gpt2.empty() || llama.empty()) return;
-    const forward::decoder<float> tied(model::open_model(gpt2)), untied(model::open_model(llama));
+    const forward::decoder<float> tied(qkov::runs::open_model(gpt2)), untied(qkov::runs::open_model(llama));
     BOOST_TEST(tied.weights().unembedding.size() == 0u);
     BOOST_TEST(&tied.weights().output_embedding() == &tied.weights().embedding);
     BOOST_TEST(untied.weights().unembedding.size() == untied.weights().embedding.size());
@@ -222,7 +223,7 @@ BOOST_AUTO_TEST_CASE(streamed_weights_give_the_resident_pass_to_the_bit)
         {
             const auto dir = test::shared_dir_or_skip(std::string("fixtures/models/") + family);
             if (dir.empty()) return;
-            const auto model = model::open_model(dir);
+            const auto model = qkov::runs::open_model(dir);
             const forward::decoder<double> resident(model), streamed(model, forward::weight_residence::streamed);
             BOOST_TEST(streamed.weights().blocks.empty());  // nothing of the layers is held
             BOOST_TEST(streamed.weights().embedding.size() == 0u);
@@ -282,13 +283,13 @@ BOOST_AUTO_TEST_CASE(stories260k_files_give_the_same_logits)
     const auto bin = stories("stories260K.bin"), gguf = stories("stories260K.gguf"), hf = stories("hf");
     if (bin.empty() || gguf.empty() || hf.empty()) return;
     const std::vector<token_id> tokens{1, 403, 407, 261, 378, 395, 288, 259, 344, 426, 13, 500, 7, 99, 260};
-    const auto a = forward::decoder<double>(model::open_model(bin)).logits(tokens);
+    const auto a = forward::decoder<double>(qkov::runs::open_model(bin)).logits(tokens);
     for (const auto& other : {gguf, hf}) {
-        const auto b = forward::decoder<double>(model::open_model(other)).logits(tokens);
+        const auto b = forward::decoder<double>(qkov::runs::open_model(other)).logits(tokens);
         BOOST_TEST_CONTEXT(other.string()) { BOOST_TEST(double(xt::amax(xt::abs(a - b))()) < 1e-9); }
     }
     // A wrong pairing is caught: the hf/ weights rotated as if interleaved give other logits.
-    auto model = model::open_model(hf);
+    auto model = qkov::runs::open_model(hf);
     auto config = model.config();
     config.rope->pairing = rope_pairing::interleaved;
     const model::attention_model wrong(config, io::open_safetensors_checkpoint(hf));
@@ -307,7 +308,7 @@ BOOST_AUTO_TEST_CASE(tinystories656k_containers_hold_one_model)
 {
     const auto dir = test::shared_dir_or_skip("real_models/tinystories-656k");
     if (dir.empty()) return;
-    const auto hf = model::open_model(dir), src = model::open_model(dir / "src"), gguf = model::open_model(dir / "TinyStories-656K-Q8_0.gguf");
+    const auto hf = qkov::runs::open_model(dir), src = qkov::runs::open_model(dir / "src"), gguf = qkov::runs::open_model(dir / "TinyStories-656K-Q8_0.gguf");
     BOOST_TEST(src.embedding_status() == "tied: stored as the unembedding");
     BOOST_TEST_REQUIRE(src.embedding().has_value());
     BOOST_TEST(double(xt::amax(xt::abs(*src.embedding() - *hf.embedding()))()) == 0.0);
@@ -360,7 +361,7 @@ BOOST_AUTO_TEST_CASE(patterns_are_kept_on_request_and_are_causal_distributions)
 {
     const auto dir = test::shared_dir_or_skip("fixtures/models/gpt_neox");
     if (dir.empty()) return;
-    const forward::decoder<double> pass(model::open_model(dir));
+    const forward::decoder<double> pass(qkov::runs::open_model(dir));
     const std::vector<token_id> tokens{5, 9, 100, 7, 7, 511, 0, 42};
     forward::kept_patterns<double> kept;
     const auto with = pass.logits(tokens, forward::keep_patterns(kept, 2, 4));
@@ -384,7 +385,7 @@ BOOST_AUTO_TEST_CASE(attention_only_file_names_what_the_forward_pass_lacks)
 {
     const auto dir = test::shared_dir_or_skip("real_models/gpt2-small-attention");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const std::string e = error_of([&] { forward::decoder<float> pass(model); });
     BOOST_TEST(contains(e, "the file lacks wte.weight"));
     BOOST_TEST(contains(e, "mlp.c_fc.weight (layers 0-11)"));
@@ -397,7 +398,7 @@ BOOST_AUTO_TEST_CASE(tokens_outside_the_vocabulary_and_positions_are_refused)
 {
     const auto dir = test::shared_dir_or_skip("fixtures/models/gpt2");
     if (dir.empty()) return;
-    const forward::decoder<double> pass(model::open_model(dir));
+    const forward::decoder<double> pass(qkov::runs::open_model(dir));
     const std::vector<token_id> bad{1, 512};
     BOOST_TEST(contains(error_of([&] { (void)pass.logits(bad); }), "token 512 at position 1 is outside the vocabulary of 512"));
     const std::vector<token_id> long_sequence(129, 3);
@@ -534,7 +535,7 @@ BOOST_AUTO_TEST_CASE(overflow_from_finite_weights_is_an_error_naming_the_head)
     }
     const auto p = scratch("overflow.bin");
     write_bytes(p, bytes);
-    const auto model = model::open_model(p);
+    const auto model = qkov::runs::open_model(p);
     const std::vector<token_id> tokens{1, 2};
     const auto e = error_of([&] { (void)forward::decoder<float>(model).logits(tokens); });
     BOOST_TEST(contains(e, "layer 0 head 0's attention pattern is not finite although every weight is"), e);
@@ -548,14 +549,14 @@ BOOST_AUTO_TEST_CASE(sequences_past_the_declared_context_are_refused)
 {
     const auto p = scratch("context.bin");
     write_bytes(p, llama2c_bytes(small_header, small_floats));  // seq_len 2
-    const auto model = model::open_model(p);
+    const auto model = qkov::runs::open_model(p);
     const std::vector<token_id> three{1, 2, 0};
     BOOST_TEST(contains(error_of([&] { (void)forward::decoder<double>(model).logits(three); }), "3 tokens, but the model's context is 2 positions"));
     auto long_header = small_header;
     long_header[6] = 40000;  // seq_len: freq_cis is 40000 x 4 floats
     const auto q = scratch("long-context.bin");
     write_bytes(q, llama2c_bytes(long_header, small_floats - 8 + 40000 * 4));
-    const auto long_model = model::open_model(q);
+    const auto long_model = qkov::runs::open_model(q);
     const std::vector<token_id> many(20000, 1);
     BOOST_TEST(contains(error_of([&] { (void)forward::decoder<float>(long_model).logits(many); }), "the forward pass takes at most 16384 tokens"));
 }
@@ -564,7 +565,7 @@ BOOST_AUTO_TEST_CASE(pytorch_zip_named_bin_is_refused_as_a_pickle)
 {
     const auto p = scratch("pytorch_model.bin");
     write_bytes(p, {'P', 'K', 3, 4, 0, 0, 0, 0});
-    BOOST_TEST(contains(error_of([&] { (void)model::open_model(p); }), "never unpickles"));
+    BOOST_TEST(contains(error_of([&] { (void)qkov::runs::open_model(p); }), "never unpickles"));
 }
 
 namespace {
@@ -676,7 +677,7 @@ BOOST_AUTO_TEST_CASE(stories260k_has_previous_token_heads_and_no_induction_head)
 {
     const auto path = stories("stories260K.bin");
     if (path.empty()) return;
-    const auto model = model::open_model(path);
+    const auto model = qkov::runs::open_model(path);
     BOOST_TEST_REQUIRE(model.config().layers == 5u);
     BOOST_TEST_REQUIRE(model.config().heads == 8u);
     const forward::decoder<float> pass(model);
@@ -779,7 +780,7 @@ const std::vector<token_id> nope_tokens{1, 7, 3, 9, 3, 11, 4, 7, 2, 5};
 BOOST_AUTO_TEST_CASE(an_mlp_wider_than_a_slice_is_summed_slice_by_slice)
 {
     const std::size_t width = 2 * forward::mlp_slice_width + 5;
-    const auto model = model::open_model(tiny_smollm3("wide-mlp", {1, 1}, false, width));
+    const auto model = qkov::runs::open_model(tiny_smollm3("wide-mlp", {1, 1}, false, width));
     const forward::decoder<double> resident(model), streamed(model, forward::weight_residence::streamed);
     BOOST_TEST_REQUIRE(resident.weights().blocks.at(0).mlp.slices.size() == 3u);
     BOOST_TEST(resident.weights().blocks.at(0).mlp.slices.at(2).w_in.shape()[0] == 5u);
@@ -820,7 +821,7 @@ BOOST_AUTO_TEST_CASE(an_mlp_wider_than_a_slice_is_summed_slice_by_slice)
 // set, so shuffling them leaves its output unchanged, which a RoPE layer's does not.
 BOOST_AUTO_TEST_CASE(nope_layer_attends_without_rotation)
 {
-    const auto model = model::open_model(tiny_smollm3("nope", {1, 0}));
+    const auto model = qkov::runs::open_model(tiny_smollm3("nope", {1, 0}));
     BOOST_TEST((model.config().rope_layers == std::vector<bool>{true, false}));
     const forward::decoder<double> mixed(model);
     const auto all = rescheduled(model, true), none = rescheduled(model, false);
@@ -851,17 +852,17 @@ BOOST_AUTO_TEST_CASE(nope_layer_attends_without_rotation)
 // is neither of the two.
 BOOST_AUTO_TEST_CASE(nope_layer_logits_are_those_of_the_layer_without_rope)
 {
-    const auto quiet = model::open_model(tiny_smollm3("nope-quiet", {1, 0}, true));
+    const auto quiet = qkov::runs::open_model(tiny_smollm3("nope-quiet", {1, 0}, true));
     const auto logits = forward::decoder<double>(quiet).logits(nope_tokens);
     BOOST_TEST(max_difference(logits, rescheduled(quiet, false).logits(nope_tokens)) < 1e-12);
     BOOST_TEST(max_difference(logits, rescheduled(quiet, true).logits(nope_tokens)) > 1e-3);
 
-    const auto model = model::open_model(tiny_smollm3("nope", {1, 0}));
+    const auto model = qkov::runs::open_model(tiny_smollm3("nope", {1, 0}));
     const auto mixed = forward::decoder<double>(model).logits(nope_tokens);
     BOOST_TEST(max_difference(mixed, rescheduled(model, true).logits(nope_tokens)) > 1e-3);
     BOOST_TEST(max_difference(mixed, rescheduled(model, false).logits(nope_tokens)) > 1e-3);
     // [1, 1] is the all-RoPE model read from the file.
-    const auto rotating = model::open_model(tiny_smollm3("rope-everywhere", {1, 1}));
+    const auto rotating = qkov::runs::open_model(tiny_smollm3("rope-everywhere", {1, 1}));
     BOOST_TEST(max_difference(forward::decoder<double>(rotating).logits(nope_tokens), rescheduled(model, true).logits(nope_tokens)) == 0.0);
 }
 
@@ -896,7 +897,7 @@ BOOST_AUTO_TEST_CASE(trained_nope_layer_model_copies_only_without_rope_in_layer_
     const auto dir = test::shared_dir_or_skip("trained_models/llama_nope_layer");
     if (dir.empty()) return;
     const auto truth = nlohmann::json::parse(std::ifstream(dir / "ground_truth.json"));
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     BOOST_TEST((model.config().rope_layers == std::vector<bool>{true, false}));
     const forward::decoder<double> pass(model);
 

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "qkov/model/head_attention.hpp"
-#include "qkov/model/open_model.hpp"
+#include "qkov/model/gguf_model.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 
@@ -54,8 +55,8 @@ BOOST_AUTO_TEST_CASE(stories260k_gguf_and_hf_give_the_same_heads_after_the_pairi
 {
     const auto dir = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K");
     if (dir.empty()) return;
-    const auto gguf = open_model(dir / "stories260K.gguf");
-    const auto hf = open_model(dir / "hf");
+    const auto gguf = qkov::runs::open_model(dir / "stories260K.gguf");
+    const auto hf = qkov::runs::open_model(dir / "hf");
     const auto& g = gguf.config();
     BOOST_TEST(g.hidden_size == 64u);
     BOOST_TEST(g.layers == 5u);

@@ -14,7 +14,8 @@
 #include <xtensor/xmath.hpp>
 
 #include "qkov/model/head_attention.hpp"
-#include "qkov/model/open_model.hpp"
+#include "qkov/io/safetensors_index.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 
@@ -61,7 +62,7 @@ void check_fixture(const std::string& name)
     const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/" + name);
     if (dir.empty()) return;
     const auto ref = reference()["models"][name];
-    const auto model = open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const auto& c = model.config();
     BOOST_TEST(c.hidden_size == ref["geometry"]["D"].get<std::size_t>());
     BOOST_TEST(c.heads == ref["geometry"]["H"].get<std::size_t>());
@@ -159,7 +160,7 @@ BOOST_AUTO_TEST_CASE(gqa_heads_share_their_kv_head)
 {
     const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/llama");
     if (dir.empty()) return;
-    const auto lw = open_model(dir).layer(1);
+    const auto lw = qkov::runs::open_model(dir).layer(1);
     BOOST_TEST(lw.heads[2].kv_head == 1u);
     BOOST_TEST(lw.heads[3].kv_head == 1u);
     BOOST_TEST(lw.heads[2].w_k == lw.heads[3].w_k);
@@ -224,7 +225,7 @@ fs::path tiny_llama(const std::string& name, float poison, const std::string& dr
 std::string layer_error(const fs::path& dir)
 {
     try {
-        (void)open_model(dir).layer(0);
+        (void)qkov::runs::open_model(dir).layer(0);
     } catch (const qkov::io::model_file_error& e) {
         return e.what();
     }
@@ -236,7 +237,7 @@ std::string layer_error(const fs::path& dir)
 
 BOOST_AUTO_TEST_CASE(tiny_llama_loads_when_sound)
 {
-    const auto lw = open_model(tiny_llama("sound", 0.5f)).layer(0);
+    const auto lw = qkov::runs::open_model(tiny_llama("sound", 0.5f)).layer(0);
     BOOST_TEST(lw.heads.size() == 1u);
     BOOST_TEST(lw.heads[0].w_q(1, 2) == 0.5);
 }
@@ -421,7 +422,7 @@ BOOST_AUTO_TEST_CASE(gpt2_small_attention_loads_all_144_heads_and_reports_the_mi
 {
     const auto dir = qkov::test::shared_dir_or_skip("real_models/gpt2-small-attention");
     if (dir.empty()) return;
-    const auto model = open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     BOOST_TEST(model.config().hidden_size == 768u);
     std::size_t heads = 0;
     for (std::size_t l = 0; l < model.config().layers; ++l) {
@@ -474,7 +475,7 @@ BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_
     const auto dir = tiny_llama("wide", 0.5f);
     const auto open_error = [&](const std::string& config) {
         std::ofstream(dir / "config.json", std::ios::trunc) << config;
-        return qkov::test::error_of([&] { (void)open_model(dir); });
+        return qkov::test::error_of([&] { (void)qkov::runs::open_model(dir); });
     };
     BOOST_TEST(contains(open_error(R"({"model_type":"llama","hidden_size":20000,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})"),
                         "self_attn.o_proj.weight': shape [4, 4], expected [20000, 20000]"));
@@ -483,7 +484,7 @@ BOOST_AUTO_TEST_CASE(config_sizes_beyond_the_tensors_are_refused_when_the_model_
     BOOST_TEST(open_error(R"({"model_type":"llama","hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":2})") == "(no error)");
     // Without any output projection nothing bounds the width: refused at once, not when the scan
     // reaches layer 0 after sizing D x D.
-    BOOST_TEST(contains(qkov::test::error_of([&] { (void)open_model(tiny_llama("no-o-proj", 0.5f, "o_proj")); }),
+    BOOST_TEST(contains(qkov::test::error_of([&] { (void)qkov::runs::open_model(tiny_llama("no-o-proj", 0.5f, "o_proj")); }),
                         "self_attn.o_proj.weight': missing, and the llama architecture needs it"));
 }
 
@@ -493,7 +494,7 @@ BOOST_AUTO_TEST_CASE(single_file_before_the_index_and_no_nul_in_shard_names)
 {
     const auto dir = tiny_llama("both", 0.5f);
     std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"missing.safetensors"}})";
-    BOOST_TEST(open_model(dir).source().format() == "safetensors");
+    BOOST_TEST(qkov::runs::open_model(dir).source().format() == "safetensors");
     fs::remove(dir / "model.safetensors.index.json");
     std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"model.layers.0.self_attn.q_proj.weight":"model.safetensors\u0000x"}})";
     BOOST_TEST(contains(qkov::test::error_of([&] { (void)qkov::io::safetensors_index(dir / "model.safetensors.index.json"); }), "is not a plain file name"));

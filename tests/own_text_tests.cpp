@@ -22,7 +22,7 @@
 #include "qkov/detect/text_detection.hpp"
 #include "qkov/forward/kv_cache.hpp"
 #include "qkov/forward/own_text.hpp"
-#include "qkov/model/open_model.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 
@@ -84,7 +84,7 @@ std::vector<std::filesystem::path> stacks()
 BOOST_AUTO_TEST_CASE(the_cache_gives_the_uncached_logits)
 {
     for (const auto& path : stacks()) {
-        const auto model = model::open_model(path);
+        const auto model = qkov::runs::open_model(path);
         const forward::decoder<double> pass(model);
         const auto sequences = two_sequences(40, pass.vocabulary(), static_cast<token_id>(model.config().bos_token_id.value_or(0)));
         const double error = cache_error(pass, sequences);
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(the_cache_refuses_what_it_cannot_hold)
 {
     const auto dir = test::shared_dir_or_skip("fixtures/models/llama");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const forward::decoder<double> pass(model);
     BOOST_TEST(contains(error_of([&] { forward::kv_cache<double>(pass, 0, 4); }), "at least one sequence"));
     BOOST_TEST(contains(error_of([&] { forward::kv_cache<double>(pass, 1, model.config().max_positions + 1); }), "the model's context is"));
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(the_first_token_follows_the_models_own_distribution)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const forward::decoder<double> pass(model);
     const token_id bos = 1;
     const std::size_t count = 1000;
@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(own_text_is_seeded_and_the_same_whatever_runs_side_by_side)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const forward::decoder<float> pass(model);
     const forward::own_text_options o{.sequences = 6, .length = 30, .seed = 42, .bos = 1};
     const auto a = forward::sample_own_text(pass, o);
@@ -236,7 +236,7 @@ BOOST_AUTO_TEST_CASE(own_text_is_seeded_and_the_same_whatever_runs_side_by_side)
 BOOST_AUTO_TEST_CASE(each_token_is_drawn_from_the_logits_before_it)
 {
     for (const auto& path : stacks()) {
-        const auto model = model::open_model(path);
+        const auto model = qkov::runs::open_model(path);
         const forward::decoder<double> pass(model);
         const auto bos = static_cast<token_id>(model.config().bos_token_id.value_or(0));
         const auto text = forward::sample_own_text(pass, {.sequences = 3, .length = 12, .seed = 9, .bos = bos});
@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(own_text_lengths_are_bounded)
 {
     const auto dir = test::shared_dir_or_skip("trained_models/gpt2_learned_positions");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const forward::decoder<float> pass(model);
     BOOST_TEST(contains(error_of([&] { forward::check_own_text_length(pass, 7, "--text-length"); }), "--text-length 7: expected 8 .."));
     BOOST_TEST(contains(error_of([&] { forward::check_own_text_length(pass, 256, "--text-length"); }),
@@ -341,7 +341,7 @@ BOOST_AUTO_TEST_CASE(the_text_detection_of_repeated_tokens_is_the_random_detecti
 {
     const auto dir = test::shared_dir_or_skip("fixtures/models/llama");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const forward::decoder<double> pass(model);
     detect::detection_options o;
     o.length = 15, o.samples = 3, o.seed = 4;
@@ -407,7 +407,7 @@ BOOST_AUTO_TEST_CASE(a_document_with_text_round_trips)
 {
     const auto dir = test::shared_dir_or_skip("fixtures/models/gpt2");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir);
+    const auto model = qkov::runs::open_model(dir);
     const forward::decoder<double> pass(model);
     detect::detection_options o;
     o.length = 10, o.samples = 2;

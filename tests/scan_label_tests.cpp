@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model_runs.hpp"
 #include "planted_models.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_model.hpp"
 
 using namespace qkov::scan;
@@ -40,9 +40,9 @@ scanned scan_planted(planted_layout layout, stored_dtype dtype, bool with_embedd
     auto m = qkov::test::write_planted_model(layout, dtype, with_embeddings, common);
     scanned s;
     {
-        const auto model = qkov::model::open_model(m.dir);
+        const auto model = qkov::runs::open_model(m.dir);
         s.config = model.config();
-        s.result = scan_model(model);
+        s.result = qkov::runs::scan_model(model);
     }
     std::filesystem::remove_all(m.dir);
     s.model = std::move(m);
@@ -317,13 +317,13 @@ BOOST_AUTO_TEST_CASE(a_shared_embedding_direction_does_not_raise_the_centred_sco
 BOOST_AUTO_TEST_CASE(nope_layer_heads_are_scanned_without_rope)
 {
     auto m = qkov::test::write_planted_model(planted_layout::llama_gqa, stored_dtype::f32);
-    const scan_result llama = scan_model(qkov::model::open_model(m.dir));
+    const scan_result llama = qkov::runs::scan_model(qkov::runs::open_model(m.dir));
     auto config = nlohmann::json::parse(std::ifstream(m.dir / "config.json"));
     config["model_type"] = "smollm3";
     config["architectures"] = {"SmolLM3ForCausalLM"};
     config["no_rope_layers"] = {1, 1, 0};
     std::ofstream(m.dir / "config.json", std::ios::trunc) << config.dump();
-    const scan_result smol = scan_model(qkov::model::open_model(m.dir));
+    const scan_result smol = qkov::runs::scan_model(qkov::runs::open_model(m.dir));
     std::filesystem::remove_all(m.dir);
 
     BOOST_TEST_REQUIRE(smol.heads.size() == llama.heads.size());

@@ -15,11 +15,11 @@
 #include "qkov/scan/absorbed_form.hpp"
 #include "qkov/scan/copying_score.hpp"
 #include "qkov/scan/structure_measurement.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/sampled_attention.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/seed_head_model.hpp"
+#include "model_runs.hpp"
 #include "shared_dir.hpp"
 
 using namespace qkov;
@@ -325,8 +325,8 @@ BOOST_AUTO_TEST_CASE(constant_reading_and_top_share)
 BOOST_AUTO_TEST_CASE(the_seed_head_model_is_scanned_as_its_construction_says)
 {
     const auto dir = write_seed_head_model(std::filesystem::temp_directory_path() / "qkov-seed-head-model-test");
-    const auto model = model::open_model(dir);
-    const auto r = scan_model(model);
+    const auto model = qkov::runs::open_model(dir);
+    const auto r = qkov::runs::scan_model(model);
     for (const auto& f : model_facts(r)) BOOST_TEST(f.passed, f.claim << ": " << f.statement << " (" << f.detail << ")");
     for (const auto& f : seed_head_facts(r)) BOOST_TEST(f.passed, f.claim << ": " << f.statement << " (" << f.detail << ")");
     // Nothing else is labelled: L1H0 and L1H1 read nothing, L0H0's OV copies dimensions, not tokens.
@@ -430,7 +430,7 @@ void on_every_fixture(const std::string& claim, const std::function<void(const s
     const auto dir = test::shared_dir_or_skip("fixtures/models");
     if (dir.empty()) return;
     for (const std::string name : {"gpt2", "gpt_neox", "llama", "llama_bf16"}) {
-        auto r = scan_model(model::open_model(dir / name));
+        auto r = qkov::runs::scan_model(qkov::runs::open_model(dir / name));
         const auto fact = fact_named(model_facts(r), claim);
         BOOST_TEST_REQUIRE(fact.has_value(), name);
         BOOST_TEST(fact->passed, name << ": " << fact->detail);

@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "qkov/model/open_model.hpp"
 #include "qkov/numeric/blas_threads.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/scan_merge.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 #include "tiny_checkpoint.hpp"
@@ -125,8 +125,8 @@ using qkov::test::error_of;
 
 BOOST_AUTO_TEST_CASE(planted_head_metrics)
 {
-    const auto model = qkov::model::open_model(write_gpt2("planted", planted_tensors()));
-    const auto r = scan_model(model);
+    const auto model = qkov::runs::open_model(write_gpt2("planted", planted_tensors()));
+    const auto r = qkov::runs::scan_model(model);
     BOOST_TEST_REQUIRE(r.heads.size() == L * H);
     BOOST_TEST(r.copying_available);
 
@@ -176,7 +176,7 @@ BOOST_AUTO_TEST_CASE(planted_head_metrics)
 
 BOOST_AUTO_TEST_CASE(planted_composition)
 {
-    const auto r = scan_model(qkov::model::open_model(write_gpt2("planted", planted_tensors())));
+    const auto r = qkov::runs::scan_model(qkov::runs::open_model(write_gpt2("planted", planted_tensors())));
     BOOST_TEST_REQUIRE(r.composition.size() == H * H);  // only pairs in different layers, earlier to later
     const auto& from_zero = find_pair(r, 0, 2, 1, 1);
     BOOST_TEST(from_zero.q == 0.0);  // a zero circuit composes with nothing (0, not NaN)
@@ -207,7 +207,7 @@ BOOST_AUTO_TEST_CASE(planted_composition)
 
 BOOST_AUTO_TEST_CASE(layer_range)
 {
-    const auto model = qkov::model::open_model(write_gpt2("planted", planted_tensors()));
+    const auto model = qkov::runs::open_model(write_gpt2("planted", planted_tensors()));
     scan_options o;
     o.first_layer = 1;
     std::vector<std::size_t> seen;
@@ -216,14 +216,14 @@ BOOST_AUTO_TEST_CASE(layer_range)
         BOOST_TEST(t.layer == l);
         BOOST_TEST(m.size() == H);
     };
-    const auto r = scan_model(model, o);
+    const auto r = qkov::runs::scan_model(model, o);
     BOOST_TEST(r.heads.size() == H);
     // Every pair whose later head is in layer 1: layer 0 is read for what its heads write.
     BOOST_TEST(r.composition.size() == H * H);
     for (const auto& c : r.composition) BOOST_TEST((c.source_layer == 0 && c.target_layer == 1));
     BOOST_TEST(seen == std::vector<std::size_t>{1});
     o.first_layer = 0, o.last_layer = 2;
-    const auto message = error_of([&] { scan_model(model, o); });
+    const auto message = error_of([&] { qkov::runs::scan_model(model, o); });
     BOOST_TEST(message.find("layers 0-2 are not within 0-1") != std::string::npos, message);
 }
 
@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(without_embedding_no_copying_score)
 {
     auto t = planted_tensors();
     t.erase("wte.weight");
-    const auto r = scan_model(qkov::model::open_model(write_gpt2("no-wte", t)));
+    const auto r = qkov::runs::scan_model(qkov::runs::open_model(write_gpt2("no-wte", t)));
     BOOST_TEST(!r.copying_available);
     for (const auto& h : r.heads) BOOST_TEST(!h.copying_score.has_value());
 }
@@ -250,7 +250,7 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
     for (const auto& dir : models)
         BOOST_TEST_CONTEXT("model " << dir)
         {
-            const auto m = qkov::model::open_model(dir);
+            const auto m = qkov::runs::open_model(dir);
             const matrix e = *m.embedding(), u = *m.unembedding();
             const bool tied = m.unembedding_presence() == qkov::model::attention_model::presence::tied;
             const matrix whole = tied ? token_gram(e) : token_circuit(e, u);
@@ -300,7 +300,7 @@ BOOST_AUTO_TEST_CASE(token_side_in_blocks_matches_whole_matrices)
         }
     // The planted model's V = 8 rows under a limit of 3: rows 0, 3 and 6, stated here rather than
     // derived from sample_stride.
-    const auto m = qkov::model::open_model(models.front());
+    const auto m = qkov::runs::open_model(models.front());
     const auto planted = sample_embedding(m, 3);
     const matrix e = *m.embedding();
     BOOST_TEST_REQUIRE(planted.rows == 3u);
@@ -381,7 +381,7 @@ BOOST_AUTO_TEST_CASE(per_token_copying_independent_of_its_chunks_and_sharing)
         if (dir.empty()) continue;
         BOOST_TEST_CONTEXT("fixture " << name)
         {
-            const auto m = qkov::model::open_model(dir);
+            const auto m = qkov::runs::open_model(dir);
             auto evidence = read_model_evidence(m, {});
             BOOST_TEST_REQUIRE(evidence.readout.has_value());
             const std::size_t last = m.config().layers - 1;
@@ -426,15 +426,15 @@ BOOST_AUTO_TEST_CASE(bad_input_named_errors)
 {
     auto nan = planted_tensors();
     nan["h.1.attn.c_attn.weight"].values[5] = std::nanf("");
-    const auto nan_model = qkov::model::open_model(write_gpt2("nan", nan));
-    auto message = error_of([&] { scan_model(nan_model); });
+    const auto nan_model = qkov::runs::open_model(write_gpt2("nan", nan));
+    auto message = error_of([&] { qkov::runs::scan_model(nan_model); });
     BOOST_TEST(message.find("h.1.attn.c_attn.weight") != std::string::npos, message);
     BOOST_TEST(message.find("NaN") != std::string::npos, message);
 
     auto missing = planted_tensors();
     missing.erase("h.1.attn.c_proj.weight");
     // Found when the model opens: the config's 2 layers are checked against the tensors there.
-    message = error_of([&] { scan_model(qkov::model::open_model(write_gpt2("missing", missing))); });
+    message = error_of([&] { qkov::runs::scan_model(qkov::runs::open_model(write_gpt2("missing", missing))); });
     BOOST_TEST(message.find("h.1.attn.c_proj.weight") != std::string::npos, message);
     BOOST_TEST(message.find("missing") != std::string::npos, message);
 
@@ -470,7 +470,7 @@ BOOST_AUTO_TEST_CASE(fixtures_match_reference)
     for (const auto& [name, m] : ref["models"].items()) {
         BOOST_TEST_CONTEXT("fixture " << name)
         {
-            const auto r = scan_model(qkov::model::open_model(qkov::test::shared_dir() / "fixtures/models" / name));
+            const auto r = qkov::runs::scan_model(qkov::runs::open_model(qkov::test::shared_dir() / "fixtures/models" / name));
             BOOST_TEST_REQUIRE(r.heads.size() == m["heads"].size());
             for (const auto& e : m["heads"]) {
                 const auto& h = head_at(r, e["layer"], e["head"]);
@@ -500,8 +500,8 @@ BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
 {
     const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/llama");
     if (dir.empty()) return;
-    const auto model = qkov::model::open_model(dir);
-    const auto r = scan_model(model);
+    const auto model = qkov::runs::open_model(dir);
+    const auto r = qkov::runs::scan_model(model);
     const auto l0 = model.layer(0), l1 = model.layer(1);
     const auto dense = [](const matrix& a, const matrix& b) { return matrix(xt::linalg::dot(a, b)); };
     const auto score = [](const matrix& a, const matrix& b) { return frobenius(xt::linalg::dot(a, b)) / (frobenius(a) * frobenius(b)); };
@@ -529,8 +529,8 @@ BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
 {
     const auto dir = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K");
     if (dir.empty()) return;
-    const auto hf = scan_model(qkov::model::open_model(dir / "hf"));
-    const auto gguf = scan_model(qkov::model::open_model(dir / "stories260K.gguf"));
+    const auto hf = qkov::runs::scan_model(qkov::runs::open_model(dir / "hf"));
+    const auto gguf = qkov::runs::scan_model(qkov::runs::open_model(dir / "stories260K.gguf"));
     BOOST_TEST_REQUIRE(hf.heads.size() == gguf.heads.size());
     BOOST_TEST_REQUIRE(hf.composition.size() == gguf.composition.size());
     BOOST_TEST(hf.copying_available == gguf.copying_available);
@@ -566,7 +566,7 @@ nlohmann::json scan_json(const qkov::model::attention_model& m, std::size_t firs
 {
     scan_options o;
     o.first_layer = first, o.last_layer = last;
-    const auto r = scan_model(m, o);
+    const auto r = qkov::runs::scan_model(m, o);
     const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"path", "model"}};
     const auto facts = model_facts(r);
     const std::string text = scan_document(r, facts, summary, first, last.value_or(m.config().layers - 1)).dump(1) + "\n";
@@ -584,7 +584,7 @@ nlohmann::json scan_json(const qkov::model::attention_model& m, std::size_t firs
 /// records the whole range 0..L-1 the whole scan records.
 void check_shards_merge_to_whole(const fs::path& dir, const std::vector<std::pair<std::size_t, std::size_t>>& ranges)
 {
-    const auto m = qkov::model::open_model(dir);
+    const auto m = qkov::runs::open_model(dir);
     const auto whole = scan_json(m, 0, std::nullopt);
     std::vector<scan_shard> shards;
     std::size_t pairs = 0;
@@ -613,7 +613,7 @@ BOOST_AUTO_TEST_CASE(sharded_scan_merges_to_the_whole)
 
 BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
 {
-    const auto m = qkov::model::open_model(write_gpt2("planted-merge-errors", planted_tensors()));
+    const auto m = qkov::runs::open_model(write_gpt2("planted-merge-errors", planted_tensors()));
     const scan_shard a{"a.json", scan_json(m, 0, 0)}, b{"b.json", scan_json(m, 1, 1)}, whole{"whole.json", scan_json(m, 0, std::nullopt)};
     const auto merge_error = [&](std::vector<scan_shard> shards) { return error_of([&] { merge_scans(shards); }); };
     const auto edited = [](scan_shard s, const std::function<void(nlohmann::json&)>& edit) {
@@ -697,7 +697,7 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
     for (const char* name : {"fixtures/models/gpt2", "fixtures/models/llama", "real_models/llama2c-stories260K/hf"})
         if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) models.push_back(dir);
     for (const auto& dir : models) {
-        const auto m = qkov::model::open_model(dir);
+        const auto m = qkov::runs::open_model(dir);
         std::optional<nlohmann::json> one;
         for (const auto& [workers, blas] : std::vector<std::pair<std::size_t, int>>{{1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}}) {
             qkov::numeric::set_worker_count(workers);
@@ -722,7 +722,7 @@ BOOST_AUTO_TEST_CASE(calibrated_mu_is_the_texts_mean_normed_input)
     for (const char* name : {"fixtures/models/llama", "fixtures/models/gpt2", "trained_models/llama_rope_induction"}) {
         const auto dir = qkov::test::shared_dir_or_skip(name);
         if (dir.empty()) return;
-        const auto model = qkov::model::open_model(dir);
+        const auto model = qkov::runs::open_model(dir);
         const auto& c = model.config();
         // Three sequences: one starting with BOS already (not doubled), two without.
         const std::size_t bos = c.bos_token_id.value_or(0);
@@ -730,7 +730,7 @@ BOOST_AUTO_TEST_CASE(calibrated_mu_is_the_texts_mean_normed_input)
         qkov::scan::scan_options options;
         options.calibration = text, options.calibration_name = "(three sequences)";
         options.keep_proxy_inputs = true;
-        const auto r = qkov::scan::scan_model(model, options);
+        const auto r = qkov::runs::scan_model(model, options);
         BOOST_TEST_REQUIRE(r.proxy_inputs.size() == c.layers);
         // The forward pass apart: each sequence's normed inputs at every layer, rows past BOS summed.
         const qkov::forward::decoder<double> pass(model);

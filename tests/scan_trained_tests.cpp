@@ -29,11 +29,11 @@
 #include "qkov/detect/head_detection.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/forward/forward_pass.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/numeric/uniform_below.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/seed_head_model.hpp"
+#include "model_runs.hpp"
 #include "shared_dir.hpp"
 
 using namespace qkov;
@@ -125,10 +125,10 @@ void judge_trained_model(const std::string& name, bool calibrated = false)
     if (dir.empty()) return;
     std::ifstream in(dir / "ground_truth.json");
     const auto truth = nlohmann::json::parse(in);
-    const auto model = model::open_model(dir.string());
+    const auto model = qkov::runs::open_model(dir.string());
     scan::scan_options options;
     if (calibrated) options.calibration = random_text(model, 20, 50), options.calibration_name = "(20 random sequences)";
-    const auto r = scan::scan_model(model, options);
+    const auto r = qkov::runs::scan_model(model, options);
     const auto behaviour = behaviour_of(model);
     const double previous_token = truth["thresholds"]["previous_token"].get<double>();
     const auto borderline_previous = truth["borderline"].value("previous_token", std::vector<std::string>{});
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(every_judged_behaviour_is_shown_by_some_trained_head)
     for (const char* name : {"llama_rope_induction", "neox_partial_rotary", "gpt2_learned_positions", "llama_nope_layer"}) {
         const auto dir = test::shared_dir_or_skip(std::string("trained_models/") + name);
         if (dir.empty()) return;
-        for (const auto& b : behaviour_of(model::open_model(dir.string())).per_head)
+        for (const auto& b : behaviour_of(qkov::runs::open_model(dir.string())).per_head)
             for (const auto& behaviour : b.behaviours) ++shown[behaviour];
     }
     for (const char* behaviour : {"previous_token", "sink", "copy", "positional", "offset_0", "offset_3", "induction", "repeat_shift_2"})
@@ -194,9 +194,9 @@ BOOST_AUTO_TEST_CASE(a_nope_layer_gets_no_offset_label)
 {
     const auto dir = test::shared_dir_or_skip("trained_models/llama_nope_layer");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir.string());
+    const auto model = qkov::runs::open_model(dir.string());
     BOOST_TEST_REQUIRE(!model.config().rope_at(1).has_value());
-    const auto r = scan::scan_model(model);
+    const auto r = qkov::runs::scan_model(model);
     for (const auto& h : r.heads) {
         if (h.layer != 1) continue;
         BOOST_TEST_REQUIRE(h.mean_field.has_value());
@@ -214,8 +214,8 @@ BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir.string());
-    const auto r = scan::scan_model(model);
+    const auto model = qkov::runs::open_model(dir.string());
+    const auto r = qkov::runs::scan_model(model);
     const auto behaviour = behaviour_of(model);
     const auto* rule = behaviour.rule("previous_token");
     BOOST_TEST_REQUIRE(rule != nullptr);
@@ -251,8 +251,8 @@ BOOST_AUTO_TEST_CASE(stories260K_previous_token_heads_are_labelled)
 BOOST_AUTO_TEST_CASE(the_scan_document_reads_back_as_written)
 {
     const auto dir = scan::write_seed_head_model(std::filesystem::temp_directory_path() / "qkov-scan-roundtrip");
-    const auto model = model::open_model(dir.string());
-    const auto r = scan::scan_model(model);
+    const auto model = qkov::runs::open_model(dir.string());
+    const auto r = qkov::runs::scan_model(model);
     nlohmann::json summary = {{"family", "llama"}, {"architecture", model.config().architecture}, {"layers", model.config().layers},
                               {"heads", model.config().heads}, {"kv_heads", model.config().kv_heads}, {"hidden_size", model.config().hidden_size},
                               {"head_dim", model.config().head_dim}, {"vocab_size", model.config().vocab_size}, {"path", dir.string()}};
@@ -314,7 +314,7 @@ void judge_circuits(const std::string& name)
     if (dir.empty()) return;
     std::ifstream in(dir / "ground_truth.json");
     const auto truth = nlohmann::json::parse(in);
-    const auto r = scan::scan_model(model::open_model(dir.string()));
+    const auto r = qkov::runs::scan_model(qkov::runs::open_model(dir.string()));
     const auto truth_labels = truth["labels"];
     const auto previous = truth_labels["previous_token"].get<std::vector<std::string>>();
     std::map<std::string, std::string> expected;  // head -> circuit label
@@ -365,10 +365,10 @@ BOOST_AUTO_TEST_CASE(a_scan_without_the_circuit_search_differs_only_in_circuits)
 {
     const auto dir = test::shared_dir_or_skip("trained_models/llama_rope_induction");
     if (dir.empty()) return;
-    const auto m = model::open_model(dir.string());
+    const auto m = qkov::runs::open_model(dir.string());
     scan::scan_options off;
     off.search_circuits = false;
-    const auto with = scan::scan_model(m), without = scan::scan_model(m, off);
+    const auto with = qkov::runs::scan_model(m), without = qkov::runs::scan_model(m, off);
     BOOST_TEST_REQUIRE(with.heads.size() == without.heads.size());
     std::size_t circuits = 0;
     for (std::size_t i = 0; i < with.heads.size(); ++i) {
@@ -396,8 +396,8 @@ BOOST_AUTO_TEST_CASE(stories260K_circuit_labels_are_shown_by_behaviour)
 {
     const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
     if (dir.empty()) return;
-    const auto model = model::open_model(dir.string());
-    const auto r = scan::scan_model(model);
+    const auto model = qkov::runs::open_model(dir.string());
+    const auto r = qkov::runs::scan_model(model);
     const auto behaviour = behaviour_of(model);
     std::size_t searched = 0;
     for (const auto& h : r.heads) {

@@ -19,8 +19,8 @@
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/unmodelled_settings.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "model_runs.hpp"
 #include "error_text.hpp"
 #include "model_variants.hpp"
 #include "shared_dir.hpp"
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(the_reported_qwen3_gemma2_and_mistral_are_refused)
         for (const char* part : {"q_norm", "k_norm"})
             qwen3.extra.push_back({"model.layers." + std::to_string(l) + ".self_attn." + part + ".weight", {32}, std::vector<float>(32, 1.0f)});
     test::write_model_variant(trained, dir / "qwen3", qwen3);
-    const auto qwen3_error = test::error_of([&] { (void)model::open_model(dir / "qwen3"); });
+    const auto qwen3_error = test::error_of([&] { (void)qkov::runs::open_model(dir / "qwen3"); });
     BOOST_TEST(contains(qwen3_error, "_norm.weight': not modelled for the llama layout"), qwen3_error);
     BOOST_TEST(contains(qwen3_error, "QK-norm"));
     // Gemma 2: Gemma-2-27B's query_pre_attn_scalar ratio (36 for a head of 32), soft-capping 50,
@@ -238,17 +238,17 @@ BOOST_AUTO_TEST_CASE(the_reported_qwen3_gemma2_and_mistral_are_refused)
     gemma2.config_changes = {{"model_type", "gemma2"}, {"query_pre_attn_scalar", 36}, {"attn_logit_softcapping", 50.0}};
     gemma2.edit = scale_head_0_query(0.11);
     test::write_model_variant(trained, dir / "gemma2", gemma2);
-    BOOST_TEST(contains(test::error_of([&] { (void)model::open_model(dir / "gemma2"); }), "model_type \"gemma2\" is not modelled"));
+    BOOST_TEST(contains(test::error_of([&] { (void)qkov::runs::open_model(dir / "gemma2"); }), "model_type \"gemma2\" is not modelled"));
     gemma2.config_changes["model_type"] = "llama";
     test::write_model_variant(trained, dir / "llama-softcapped", gemma2);
-    BOOST_TEST(contains(test::error_of([&] { (void)model::open_model(dir / "llama-softcapped"); }), "\"attn_logit_softcapping\" is 50.0"));
+    BOOST_TEST(contains(test::error_of([&] { (void)qkov::runs::open_model(dir / "llama-softcapped"); }), "\"attn_logit_softcapping\" is 50.0"));
     // Mistral with a window of 8: the scan's proxy sequence (51 positions) and detect's sequences
     // (101) are longer, so both are refused; the forward pass runs what fits the window.
     test::model_variant mistral;
     mistral.config_changes = {{"model_type", "mistral"}, {"sliding_window", 8}};
     test::write_model_variant(trained, dir / "mistral-8", mistral);
-    const auto windowed = model::open_model(dir / "mistral-8");
-    BOOST_TEST(contains(test::error_of([&] { (void)scan::scan_model(windowed); }), "the scan's proxy sequence has 51 positions, but layer 0 attends only to the latest 8"));
+    const auto windowed = qkov::runs::open_model(dir / "mistral-8");
+    BOOST_TEST(contains(test::error_of([&] { (void)qkov::runs::scan_model(windowed); }), "the scan's proxy sequence has 51 positions, but layer 0 attends only to the latest 8"));
     const forward::decoder<double> pass(windowed);
     const std::vector<forward::token_id> eight{1, 5, 6, 7, 8, 9, 10, 11}, nine{1, 5, 6, 7, 8, 9, 10, 11, 12};
     BOOST_TEST(test::error_of([&] { (void)pass.residual_stream(eight); }) == "(no error)");
@@ -257,8 +257,8 @@ BOOST_AUTO_TEST_CASE(the_reported_qwen3_gemma2_and_mistral_are_refused)
     // certificates as the Llama itself.
     mistral.config_changes["sliding_window"] = 4096;
     test::write_model_variant(trained, dir / "mistral-4096", mistral);
-    const auto wide = scan::scan_model(model::open_model(dir / "mistral-4096"));
-    const auto plain = scan::scan_model(model::open_model(trained));
+    const auto wide = qkov::runs::scan_model(qkov::runs::open_model(dir / "mistral-4096"));
+    const auto plain = qkov::runs::scan_model(qkov::runs::open_model(trained));
     BOOST_REQUIRE(wide.heads.size() == plain.heads.size());
     for (std::size_t i = 0; i < wide.heads.size(); ++i) {
         BOOST_TEST(wide.heads[i].labels.labels == plain.heads[i].labels.labels);

@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qkov/detect/detection_figure_set.hpp"
 #include "qkov/detect/detection_json.hpp"
 #include "qkov/detect/input_pairing.hpp"
 #include "qkov/detect/scan_labels.hpp"
@@ -22,11 +21,12 @@
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/model_fingerprint.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/report/joined_text.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/report/table.hpp"
+#include "detection_runs.hpp"
+#include "model_runs.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
 #include "out_of_memory.hpp"
@@ -267,7 +267,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     };
     std::cerr << "qkov detect: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, " << o.samples << " samples of " << 2 * o.length + 1
               << " tokens, " << o.dtype << "\n";
-    const auto r = detect::detect_heads(pass, options);
+    const auto r = runs::detect_heads(pass, options);
     if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
     std::optional<detect::detection_result> on_text;
     if (!text.input.empty()) {
@@ -275,7 +275,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
         if (text.input == inputs::input_own_text)
             std::cerr << "qkov detect: the model writing " << o.samples << " sequences of " << text.length << " tokens from BOS (temperature 1, seed " << o.seed
                       << ")\n";
-        on_text = detect::detect_text(pass, text, options);
+        on_text = runs::detect_text(pass, text, options);
     }
     const detect::detection_result& judged = pairing.on == detect::judged_on::text ? *on_text : r;
 
@@ -299,7 +299,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     std::vector<detect::detection_figure> figures;
     if (!o.figures.empty()) {
         std::vector<std::string> unpredicted;
-        figures = detect::write_every_detection_figure(pass, r, on_text ? &*on_text : nullptr, scan ? &scanned : nullptr, judged, o.figures, unpredicted);
+        figures = runs::write_every_detection_figure(pass, r, on_text ? &*on_text : nullptr, scan ? &scanned : nullptr, judged, o.figures, unpredicted);
         if (!unpredicted.empty())
             std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
         std::cout << figures.size() << " figures in " << o.figures << "\n";
@@ -333,7 +333,7 @@ int detect(const detect_cli_options& o)
     apply_threads_option(o.threads);
     if (o.path.empty()) throw std::invalid_argument("qkov: detect needs a model PATH");
     check_run_paths({o.json, o.markdown, o.figures, "", o.scan});  // json, markdown, figures, new model, scan
-    const auto model = model::open_model(o.path);
+    const auto model = runs::open_model(o.path);
     return o.dtype == "float64" ? run_detection<double>(model, o) : run_detection<float>(model, o);
 }
 

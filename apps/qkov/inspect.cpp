@@ -11,7 +11,7 @@
 
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/model/layer_memory.hpp"
-#include "qkov/model/open_model.hpp"
+#include "model_runs.hpp"
 #include "model_summary.hpp"
 #include "output_schemas.hpp"
 
@@ -26,7 +26,7 @@ struct inspect_options {
 int run(const inspect_options& o)
 {
     model::reuse_freed_layer_memory();  // each layer's heads reuse the previous layer's memory
-    const auto model = model::open_model(o.path);
+    const auto model = runs::open_model(o.path);
     const auto& c = model.config();
     nlohmann::json j = model_summary(model);
 

@@ -20,17 +20,17 @@
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/head_name.hpp"
 #include "qkov/model/layer_memory.hpp"
-#include "qkov/model/open_model.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_markdown.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_json.hpp"
-#include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/own_text_calibration.hpp"
+#include "qkov/scan/proxy_dump.hpp"
 #include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/seed_head_model.hpp"
+#include "model_runs.hpp"
 #include "model_summary.hpp"
 #include "number_options.hpp"
 #include "report_paths.hpp"
@@ -80,7 +80,7 @@ int scan(const scan_cli_options& o)
     }
     const std::string path = o.seed_head_model.empty() ? o.path : o.seed_head_model;
     if (path.empty()) throw std::invalid_argument("qkov: scan needs a model PATH (or --seed-head-model DIR)");
-    const auto model = model::open_model(path);
+    const auto model = runs::open_model(path);
     const auto& c = model.config();
     options.thresholds.context = o.context;
     options.keep_proxy_inputs = !o.dump_proxy.empty();
@@ -140,7 +140,7 @@ int scan(const scan_cli_options& o)
                                                                                                        ", unembedding " + model.unembedding_status() + ")")
               << "; " << numeric::worker_count() << " threads, BLAS on each\n";
     const auto scan_start = std::chrono::steady_clock::now();
-    const auto r = scan::scan_model(model, options);
+    const auto r = runs::scan_model(model, options);
     if (!o.timings.empty()) {
         // Before the first layer: the token side (W_E^T W_U, the embedding sample) and the read-out's
         // token rows; heads_seconds holds the pass, the copying and the heads' own work.

@@ -11,7 +11,6 @@
 
 #include <pybind11/stl.h>
 
-#include "qkov/detect/detection_figure_set.hpp"
 #include "qkov/detect/detection_json.hpp"
 #include "qkov/detect/head_detection.hpp"
 #include "qkov/detect/input_pairing.hpp"
@@ -22,6 +21,7 @@
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/model_summary.hpp"
+#include "detection_runs.hpp"
 #include "token_id_lists.hpp"
 
 namespace qkov::python {
@@ -110,8 +110,8 @@ void detect_with(detection_handle& out, const detect::detection_options& options
 {
     const auto pass = out.model->decoder<T>();
     if (text.input == scan::scan_json_keys::input_own_text) forward::check_own_text_length(*pass, text.length, "text_length");
-    out.result = detect::detect_heads(*pass, options);
-    out.text = detect::detect_text(*pass, text, options);
+    out.result = runs::detect_heads(*pass, options);
+    out.text = runs::detect_text(*pass, text, options);
     if (scan) {
         out.scanned = scan->heads;
         out.compared = detect::compare_weights_with_behaviour(out.scanned, out.judged_result());
@@ -233,7 +233,7 @@ void bind_detect(py::module_& m)
                     const py::gil_scoped_release release;
                     std::vector<std::string> unpredicted;
                     const auto all = [&](const auto& pass) {
-                        return detect::write_every_detection_figure(pass, d.result, d.text ? &*d.text : nullptr, d.compared ? &d.scanned : nullptr,
+                        return runs::write_every_detection_figure(pass, d.result, d.text ? &*d.text : nullptr, d.compared ? &d.scanned : nullptr,
                                                                     d.judged_result(), dir, unpredicted);
                     };
                     figures = d.dtype == "float64" ? all(*d.model->decoder<double>()) : all(*d.model->decoder<float>());

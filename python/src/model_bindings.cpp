@@ -13,7 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "qkov/model/model_summary.hpp"
-#include "qkov/model/open_model.hpp"
+#include "model_runs.hpp"
 
 namespace qkov::python {
 
@@ -89,7 +89,7 @@ model_pointer open_model(const py::object& path)
 {
     const std::string text = py::str(py::module_::import("os").attr("fspath")(path));
     const py::gil_scoped_release release;
-    return std::make_shared<model_handle>(text, model::open_model(text));
+    return std::make_shared<model_handle>(text, runs::open_model(text));
 }
 
 model_pointer model_argument(const py::object& path_or_model)

@@ -17,7 +17,7 @@
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_json.hpp"
-#include "qkov/scan/scan_model.hpp"
+#include "model_runs.hpp"
 #include "qkov/scan/own_text_calibration.hpp"
 #include "token_id_lists.hpp"
 
@@ -78,7 +78,7 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
     options.last_layer = last_layer;
     options.thresholds.context = context.value_or(0);
     if (self) scan::calibrate_on_own_text(m, *self, options, "calibrate_length");
-    out->result = scan::scan_model(m, options);  // checks the layer range against the model
+    out->result = runs::scan_model(m, options);  // checks the layer range against the model
     out->facts = scan::model_facts(out->result);
     out->summary = model::model_summary(m);
     out->first_layer = options.first_layer;

@@ -248,10 +248,6 @@ inline std::vector<const mean_field_evidence*> attention_by_offset(const std::ve
     return out;
 }
 
-/// The longest context scanned when the caller leaves it to the model: a config may declare 2^40
-/// positions, and a positional head's offset profile takes time and memory in proportion.
-inline constexpr std::size_t largest_default_context = std::size_t{1} << 20;
-
 inline scan_result scan_model(const model::attention_model& m, scan_options options = {})
 {
     auto& context = options.thresholds.context;

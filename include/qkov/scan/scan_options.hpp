@@ -15,6 +15,10 @@
 
 namespace qkov::scan {
 
+/// The longest context scanned when the caller leaves it to the model: a config may declare 2^40
+/// positions, and a positional head's offset profile takes time and memory in proportion.
+inline constexpr std::size_t largest_default_context = std::size_t{1} << 20;
+
 struct scan_options {
     /// The layers whose heads are scanned, with every pair whose later head is among them.
     std::size_t first_layer = 0;

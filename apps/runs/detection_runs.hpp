@@ -1,0 +1,43 @@
+// The detection of what heads do from the forward pass, in float32 and float64, compiled once
+// (detection_runs.cpp, in target qkov_model_runs) for the command-line tool and the Python module,
+// which each instantiated the detection, the own-text sampling and the figures for both dtypes.
+// Declarations only: including this header compiles none of it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qkov/detect/detection_figures.hpp"
+#include "qkov/detect/detection_options.hpp"
+#include "qkov/detect/detection_result.hpp"
+#include "qkov/detect/scan_labels.hpp"
+#include "qkov/detect/text_detection.hpp"
+#include "qkov/forward/forward_pass.hpp"
+
+namespace qkov::runs {
+
+/// detect::detect_heads: every head's behaviour on repeated random tokens.
+detect::detection_result detect_heads(const forward::decoder<float>& pass, const detect::detection_options& o);
+detect::detection_result detect_heads(const forward::decoder<double>& pass, const detect::detection_options& o);
+
+/// detect::detect_text: every head's behaviour on the text asked for, nullopt when none is.
+std::optional<detect::detection_result> detect_text(const forward::decoder<float>& pass, const detect::text_request& text,
+                                                    const detect::detection_options& o);
+std::optional<detect::detection_result> detect_text(const forward::decoder<double>& pass, const detect::text_request& text,
+                                                    const detect::detection_options& o);
+
+/// detect::write_every_detection_figure: `text` and `scanned` may be null; `judged` is `random` or `*text`.
+std::vector<detect::detection_figure> write_every_detection_figure(const forward::decoder<float>& pass, const detect::detection_result& random,
+                                                                   const detect::detection_result* text,
+                                                                   const std::vector<detect::weight_labels>* scanned,
+                                                                   const detect::detection_result& judged, const std::filesystem::path& dir,
+                                                                   std::vector<std::string>& unpredicted);
+std::vector<detect::detection_figure> write_every_detection_figure(const forward::decoder<double>& pass, const detect::detection_result& random,
+                                                                   const detect::detection_result* text,
+                                                                   const std::vector<detect::weight_labels>* scanned,
+                                                                   const detect::detection_result& judged, const std::filesystem::path& dir,
+                                                                   std::vector<std::string>& unpredicted);
+
+} // namespace qkov::runs
