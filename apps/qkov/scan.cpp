@@ -24,6 +24,7 @@
 #include "qkov/report/report_file.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_markdown.hpp"
+#include "qkov/scan/scan_options.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/own_text_calibration.hpp"

@@ -1,7 +1,8 @@
 // The detection of what heads do from the forward pass, in float32 and float64, compiled once
-// (detection_runs.cpp, in target qkov_model_runs) for the command-line tool and the Python module,
+// (detection_runs.cpp, target qkov_detection_runs) for the command-line tool and the Python module,
 // which each instantiated the detection, the own-text sampling and the figures for both dtypes.
-// Declarations only: including this header compiles none of it.
+// Declarations only: including this header instantiates none of it (it still reads the headers
+// of the types it names).
 #pragma once
 
 #include <filesystem>
