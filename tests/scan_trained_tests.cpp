@@ -28,7 +28,9 @@
 
 #include "qkov/detect/head_detection.hpp"
 #include "qkov/detect/scan_labels.hpp"
+#include "qkov/detect/scan_labels_of_result.hpp"
 #include "qkov/forward/forward_pass.hpp"
+#include "qkov/model/model_summary.hpp"
 #include "qkov/numeric/uniform_below.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_model.hpp"
@@ -277,6 +279,70 @@ BOOST_AUTO_TEST_CASE(the_scan_document_reads_back_as_written)
         }
     }
     BOOST_TEST(predicted >= 2u);  // layer 0 always: its input is the embedding, whatever else the file lacks
+}
+
+namespace {
+
+/// Every field the comparison reads, equal in the two readings of one scan.
+void require_same_labels(const detect::scan_labels& a, const detect::scan_labels& b)
+{
+    BOOST_TEST(a.model.family == b.model.family);
+    BOOST_TEST(a.model.architecture == b.model.architecture);
+    BOOST_TEST(a.model.layers == b.model.layers);
+    BOOST_TEST(a.model.heads == b.model.heads);
+    BOOST_TEST(a.model.kv_heads == b.model.kv_heads);
+    BOOST_TEST(a.model.hidden_size == b.model.hidden_size);
+    BOOST_TEST(a.model.head_dim == b.model.head_dim);
+    BOOST_TEST(a.model.vocab_size == b.model.vocab_size);
+    BOOST_TEST(a.input == b.input);
+    BOOST_TEST_REQUIRE(a.fingerprint.has_value() == b.fingerprint.has_value());
+    if (a.fingerprint) {
+        BOOST_TEST(a.fingerprint->layers == b.fingerprint->layers);
+        BOOST_TEST(a.fingerprint->values == b.fingerprint->values);
+    }
+    BOOST_TEST_REQUIRE(a.heads.size() == b.heads.size());
+    for (std::size_t i = 0; i < a.heads.size(); ++i) {
+        const auto &x = a.heads[i], &y = b.heads[i];
+        BOOST_TEST(x.layer == y.layer);
+        BOOST_TEST(x.head == y.head);
+        BOOST_TEST(x.labels == y.labels);
+        BOOST_TEST(x.certified == y.certified);
+        BOOST_TEST((x.predicted.attention_by_offset == y.predicted.attention_by_offset));
+        BOOST_TEST((x.predicted.bos == y.predicted.bos));
+        BOOST_TEST((x.predicted.previous_token == y.predicted.previous_token));
+        BOOST_TEST((x.predicted.top1_share == y.predicted.top1_share));
+        BOOST_TEST((x.predicted.bottom10_share == y.predicted.bottom10_share));
+    }
+}
+
+} // namespace
+
+/// A scan in memory (the Python module's qkov.Scan passed to detect) gives the comparison what its
+/// document gives when written and read back, without the document's text: on the seed-head model
+/// (certified labels; no shared files needed) and a trained model (per-token copying shares).
+BOOST_AUTO_TEST_CASE(a_scan_in_memory_reads_as_its_document)
+{
+    const auto seed_dir = scan::write_seed_head_model(std::filesystem::temp_directory_path() / "qkov-scan-in-memory");
+    std::vector<std::filesystem::path> models{seed_dir};
+    if (const auto trained = qkov::test::shared_dir_or_skip("trained_models/llama_rope_induction"); !trained.empty()) models.push_back(trained);
+    std::size_t certified = 0, copying = 0, fingerprinted = 0;
+    for (const auto& dir : models) {
+        BOOST_TEST_CONTEXT(dir.string())
+        {
+            const auto model = qkov::runs::open_model(dir);
+            const auto r = qkov::runs::scan_model(model);
+            const auto summary = model::model_summary(model);
+            const auto text = scan::scan_document_text(r, {}, summary, dir.string(), 0, model.config().layers - 1);
+            const auto in_memory = detect::scan_labels_of(r, summary, "in memory");
+            require_same_labels(in_memory, detect::parse_scan_labels(nlohmann::json::parse(text), "written"));
+            for (const auto& h : in_memory.heads) certified += h.certified.size(), copying += h.predicted.top1_share.has_value();
+            fingerprinted += in_memory.fingerprint.has_value();
+        }
+    }
+    std::filesystem::remove_all(seed_dir);
+    BOOST_TEST(certified > 0u);  // the comparison's richest fields are there to compare
+    BOOST_TEST(fingerprinted > 0u);
+    if (models.size() > 1) BOOST_TEST(copying > 0u);
 }
 
 namespace {

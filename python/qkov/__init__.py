@@ -330,13 +330,13 @@ def detect(path_or_model, length=50, samples=10, seed=0, scan=None, dtype="float
     seed = _non_negative("seed", seed)
     if bos is not None and (not isinstance(bos, numbers.Integral) or isinstance(bos, bool) or bos < 0):
         raise ValueError(f"qkov: bos {bos!r}: expected a token id")
-    scan_file = scan_text = None
+    scan_file = scan_object = None
     scan_name = ""
-    if isinstance(scan, Scan):
-        scan_text, scan_name = scan.to_json(), f"qkov.scan of {scan.model.path}"
+    if isinstance(scan, Scan):  # compared in memory: its document is never written
+        scan_object, scan_name = scan._native, f"qkov.scan of {scan.model.path}"
     elif scan is not None:
         scan_file = _path("scan", scan)
-    return Detection(_detect(path_or_model, length, samples, seed, bos, dtype, scan_file, scan_text, scan_name,
+    return Detection(_detect(path_or_model, length, samples, seed, bos, dtype, scan_file, scan_object, scan_name,
                              _positive("threads", threads), text, text_length))
 
 

@@ -15,13 +15,14 @@
 #include "qkov/detect/head_detection.hpp"
 #include "qkov/detect/input_pairing.hpp"
 #include "qkov/detect/scan_labels.hpp"
+#include "qkov/detect/scan_labels_of_result.hpp"
 #include "qkov/detect/text_detection.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
-#include "qkov/io/json_release.hpp"
 #include "qkov/io/token_id_text.hpp"
 #include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/model_summary.hpp"
 #include "detection_runs.hpp"
+#include "scan_handle.hpp"
 #include "token_id_lists.hpp"
 
 namespace qkov::python {
@@ -57,21 +58,17 @@ struct detection_handle {
 };
 
 /// The scan to compare with and the input its labels predict: a scan document's file (as `qkov
-/// detect --scan`), or its text and the name the comparison gives it (a qkov.Scan passes its own document).
-std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const std::optional<std::string>& file, const std::optional<std::string>& text,
+/// detect --scan`), or a qkov.Scan in memory and the name the comparison gives it, read without
+/// writing its document (detect/scan_labels_of_result.hpp).
+std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const std::optional<std::string>& file, const scan_handle* object,
                                                                            const std::string& name)
 {
-    if (file) {
-        auto labels = detect::read_scan_labels(*file);
-        std::string input = labels.input;
-        return std::pair{std::move(labels), std::move(input)};
-    }
-    if (!text) return std::nullopt;
-    nlohmann::json j = detect::parse_scan_text(*text, name);
-    const io::json_tree_release release(j);  // without allocating, should a bad_alloc unwind through it
-    auto labels = detect::parse_scan_labels(j, name);
-    std::string input = labels.input;
-    return std::pair{std::move(labels), std::move(input)};
+    std::optional<detect::scan_labels> labels;
+    if (file) labels = detect::read_scan_labels(*file);
+    else if (object) labels = detect::scan_labels_of(object->result, object->summary, name);
+    if (!labels) return std::nullopt;
+    std::string input = labels->input;
+    return std::pair{std::move(*labels), std::move(input)};
 }
 
 /// What text=... asks for: None, "self" (the model's own text), a path to a file of token ids, or
@@ -120,7 +117,7 @@ void detect_with(detection_handle& out, const detect::detection_options& options
 
 std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model, std::size_t length, std::size_t samples, std::uint64_t seed,
                                                 std::optional<forward::token_id> bos, const std::string& dtype, std::optional<std::string> scan_file,
-                                                std::optional<std::string> scan_text, const std::string& scan_name, std::optional<int> threads,
+                                                const std::shared_ptr<scan_handle>& scan_object, const std::string& scan_name, std::optional<int> threads,
                                                 const py::object& text, std::optional<std::size_t> text_length)
 {
     if (dtype != "float32" && dtype != "float64") throw std::invalid_argument("qkov: dtype '" + dtype + "': expected 'float32' or 'float64'");
@@ -140,7 +137,7 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     const py::gil_scoped_release release;
     // The scan is read and checked against the model, and its input against the detection's,
     // before the forward passes, as the CLI does.
-    const auto scan = scan_to_compare(scan_file, scan_text, scan_name);
+    const auto scan = scan_to_compare(scan_file, scan_object.get(), scan_name);
     std::optional<detect::scan_labels> labels;
     if (scan) {
         detect::require_scan_of(scan->first, detect::geometry_of(m.config()), model::fingerprint_of(m));
@@ -244,7 +241,7 @@ void bind_detect(py::module_& m)
             },
             py::arg("directory"));
     m.def("_detect", &run_detection, py::arg("path_or_model"), py::arg("length"), py::arg("samples"), py::arg("seed"), py::arg("bos"), py::arg("dtype"),
-          py::arg("scan_file"), py::arg("scan_text"), py::arg("scan_name"), py::arg("threads"), py::arg("text"), py::arg("text_length"));
+          py::arg("scan_file"), py::arg("scan_object"), py::arg("scan_name"), py::arg("threads"), py::arg("text"), py::arg("text_length"));
 }
 
 } // namespace qkov::python

@@ -17,20 +17,13 @@
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_figures.hpp"
 #include "qkov/scan/scan_json.hpp"
-#include "model_runs.hpp"
 #include "qkov/scan/own_text_calibration.hpp"
+#include "qkov/scan/scan_options.hpp"
+#include "model_runs.hpp"
+#include "scan_handle.hpp"
 #include "token_id_lists.hpp"
 
 namespace qkov::python {
-
-/// A finished scan: what scan_model returned and what its document needs besides.
-struct scan_handle {
-    model_pointer model;
-    scan::scan_result result;
-    std::vector<scan::scan_fact> facts;
-    nlohmann::json summary;
-    std::size_t first_layer = 0, last_layer = 0;
-};
 
 namespace {
 

@@ -36,14 +36,20 @@ def test_to_json_is_the_documents_bytes(name, dtype, tmp_path):
     assert detection.comparison is None
 
 
-def test_the_comparison_with_a_scan_file_and_with_a_scan_object(tmp_path):
+def test_the_comparison_with_a_scan_file_and_with_a_scan_object(tmp_path, monkeypatch):
     path = str(stories_hf())
     scan_file = tmp_path / "scan.json"
     run_cli("scan", path, "--json", scan_file)
     run_cli("detect", path, *SETTINGS, "--scan", scan_file, "--json", tmp_path / "detect.json")
     by_file = qkov.detect(path, samples=2, length=20, scan=str(scan_file))
     assert by_file.to_json() == (tmp_path / "detect.json").read_text()
-    by_object = qkov.detect(qkov.open_model(path), samples=2, length=20, scan=qkov.scan(path))
+    scan = qkov.scan(path)
+
+    def written(self):
+        raise AssertionError("detect wrote the scan's document")
+
+    monkeypatch.setattr(qkov.Scan, "to_json", written)  # a Scan is compared in memory
+    by_object = qkov.detect(qkov.open_model(path), samples=2, length=20, scan=scan)
     compared = by_object.comparison
     assert compared["scan"] == f"qkov.scan of {path}"
     want = by_file.comparison

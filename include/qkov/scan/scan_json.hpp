@@ -203,6 +203,12 @@ inline nlohmann::json head_json(const head_metrics& h)
             {"evidence", structure_json(h)}};
 }
 
+/// The weights a scan read to fingerprint the model (model/weight_fingerprint.hpp).
+inline nlohmann::json fingerprint_json(const model::weight_fingerprint& f)
+{
+    return {{"layers", f.layers}, {"rows", f.rows}, {"columns", f.columns}, {"values", f.values}};
+}
+
 inline nlohmann::json thresholds_json(const scan_result& r)
 {
     const auto& t = r.thresholds;
@@ -299,9 +305,7 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     conventions["labels"] = conventions["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
     j[k::thresholds] = thresholds_json(r);
     j[k::input] = r.input;
-    if (r.fingerprint)
-        j[k::model_fingerprint] = {{"layers", r.fingerprint->layers}, {"rows", r.fingerprint->rows}, {"columns", r.fingerprint->columns},
-                                   {"values", r.fingerprint->values}};
+    if (r.fingerprint) j[k::model_fingerprint] = fingerprint_json(*r.fingerprint);
     j[k::proxy] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
                    {"copy_tokens", r.copy_tokens}};
     nlohmann::json heads = nlohmann::json::array();
