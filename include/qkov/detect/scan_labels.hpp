@@ -40,7 +40,6 @@
 #include "qkov/forward/head_scores.hpp"
 #include "qkov/io/model_config.hpp"
 #include "qkov/io/json_release.hpp"
-#include "qkov/io/untrusted_json.hpp"
 #include "qkov/io/untrusted_json_kept.hpp"
 #include "qkov/labels/vocabulary.hpp"
 #include "qkov/model/head_name.hpp"
@@ -248,15 +247,6 @@ inline scan_labels parse_scan_labels(const nlohmann::json& j, const std::string&
         out.heads.push_back(std::move(w));
     }
     return out;
-}
-
-/// Parses a scan document's text: at most 64 levels deep and no key twice in one object (checked
-/// before the tree is built); `name` names it in errors.
-inline nlohmann::json parse_scan_text(const std::string& text, const std::string& name)
-{
-    auto parsed = io::parse_untrusted_json(text, 64);  // a scan document nests 6 levels
-    if (const auto* problem = std::get_if<std::string>(&parsed)) throw scan_file_error("qkov: " + name + ": " + *problem);
-    return std::get<nlohmann::json>(std::move(parsed));
 }
 
 /// Whether the comparison reads `key`, `depth` levels down inside the document's key `top`
