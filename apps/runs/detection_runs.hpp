@@ -19,23 +19,20 @@
 
 namespace qkov::runs {
 
+// Templates over the decoder's scalar, defined and instantiated for float and double in
+// detection_runs.cpp only: a caller links those two.
+
 /// detect::detect_heads: every head's behaviour on repeated random tokens.
-detect::detection_result detect_heads(const forward::decoder<float>& pass, const detect::detection_options& o);
-detect::detection_result detect_heads(const forward::decoder<double>& pass, const detect::detection_options& o);
+template <class T>
+detect::detection_result detect_heads(const forward::decoder<T>& pass, const detect::detection_options& o);
 
 /// detect::detect_text: every head's behaviour on the text asked for, nullopt when none is.
-std::optional<detect::detection_result> detect_text(const forward::decoder<float>& pass, const detect::text_request& text,
-                                                    const detect::detection_options& o);
-std::optional<detect::detection_result> detect_text(const forward::decoder<double>& pass, const detect::text_request& text,
-                                                    const detect::detection_options& o);
+template <class T>
+std::optional<detect::detection_result> detect_text(const forward::decoder<T>& pass, const detect::text_request& text, const detect::detection_options& o);
 
 /// detect::write_every_detection_figure: `text` and `scanned` may be null; `judged` is `random` or `*text`.
-std::vector<detect::detection_figure> write_every_detection_figure(const forward::decoder<float>& pass, const detect::detection_result& random,
-                                                                   const detect::detection_result* text,
-                                                                   const std::vector<detect::weight_labels>* scanned,
-                                                                   const detect::detection_result& judged, const std::filesystem::path& dir,
-                                                                   std::vector<std::string>& unpredicted);
-std::vector<detect::detection_figure> write_every_detection_figure(const forward::decoder<double>& pass, const detect::detection_result& random,
+template <class T>
+std::vector<detect::detection_figure> write_every_detection_figure(const forward::decoder<T>& pass, const detect::detection_result& random,
                                                                    const detect::detection_result* text,
                                                                    const std::vector<detect::weight_labels>* scanned,
                                                                    const detect::detection_result& judged, const std::filesystem::path& dir,
