@@ -104,14 +104,20 @@ printf '7 8 9\r\n10 11\r\n' > "$out/token_ids/crlf"
 
 # Scan documents: an empty object, and the shape of a shard with nothing in it.
 printf '{}' > "$out/scan_document/empty"
-printf '{"schema":"qkov.scan-2","model":{"layers":1,"heads":1},"scanned_layers":[0,0],"heads":[],"composition":[],"facts":[]}' \
+printf '{"schema":"qkov.scan/3","model":{"layers":1,"heads":1},"scanned_layers":[0,0],"heads":[],"composition":{"tensors":"bare.tensors.safetensors","sha256":"","pairs":0},"facts":[]}' \
   > "$out/scan_document/bare"
 
 if [ -d "$shared/fixtures/models" ]; then
   if [ -n "${QKOV_CLI:-}" ] && [ -x "$QKOV_CLI" ]; then
+    # The documents only: their tensors (written beside them) are not JSON inputs.
+    scans=$(mktemp -d)
     for layers in 0 1 0-1; do
-      "$QKOV_CLI" scan "$shared/fixtures/models/llama" --layers "$layers" --json "$out/scan_document/llama_$layers.json" > /dev/null 2>&1
+      "$QKOV_CLI" scan "$shared/fixtures/models/llama" --layers "$layers" --json "$scans/llama_$layers.json" > /dev/null 2>&1
+      cp "$scans/llama_$layers.json" "$out/scan_document/"
     done
+    # A scan's composition tensors, for the safetensors harness's reading of them.
+    cp "$scans/llama_0-1.tensors.safetensors" "$out/safetensors/composition"
+    rm -rf "$scans"
   fi
   for m in gpt2 gpt_neox llama; do cp "$shared/fixtures/models/$m/config.json" "$out/config/$m.json"; done
   cp "$shared/fixtures/models/gpt2/model.safetensors" "$out/safetensors/gpt2"

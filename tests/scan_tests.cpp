@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,6 +19,8 @@
 #include <nlohmann/json.hpp>
 #include <xtensor-blas/xlinalg.hpp>
 
+#include "qkov/io/safetensors.hpp"
+#include "qkov/io/safetensors_writer.hpp"
 #include "qkov/numeric/blas_threads.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/scan_merge.hpp"
@@ -559,43 +562,73 @@ BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
 
 namespace {
 
-/// The document of a scan of layers first..last (the model's last when unset), through its text
-/// as a file holds it; the text written in pieces (the pairs one at a time) must be the tree's
-/// dump, byte for byte, with and without pairs.
-nlohmann::json scan_json(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last)
+/// A scan of layers first..last (the model's last when unset) written as `qkov scan --json
+/// dir/file` writes it, the document and its pairs' tensors beside it, and read back as a shard
+/// named `name`. The tensors must hold every pair of the scan at its place, to the bit, and NaN
+/// everywhere else.
+scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last, const fs::path& dir, const std::string& name)
 {
     scan_options o;
     o.first_layer = first, o.last_layer = last;
     const auto r = qkov::runs::scan_model(m, o);
-    const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"path", "model"}};
-    const auto facts = model_facts(r);
-    const std::string text = scan_document(r, facts, summary, first, last.value_or(m.config().layers - 1)).dump(1) + "\n";
-    std::size_t pieces = 0;
-    std::string streamed;
-    write_scan_document([&](std::string_view piece) { streamed += piece, ++pieces; }, r, facts, summary, "model", first, last.value_or(m.config().layers - 1));
-    BOOST_TEST((streamed == text), "the streamed document differs from the tree's dump");
-    BOOST_TEST(pieces == 2 + (r.composition.empty() ? 1 : r.composition.size() + 1));
-    BOOST_TEST((scan_document_text(r, facts, summary, "model", first, last.value_or(m.config().layers - 1)) == text));
-    return nlohmann::json::parse(text);
+    const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"head_dim", m.config().head_dim}};
+    fs::create_directories(dir);
+    write_scan_files(dir / name, r, model_facts(r), summary, "model", first, last.value_or(m.config().layers - 1));
+    auto shard = read_scan_shard(dir / name);
+    shard.name = name;
+    const auto& c = shard.document.at("composition");
+    BOOST_TEST(c.at("tensors").get<std::string>() == composition_tensors_name(name));
+    BOOST_TEST(c.at("pairs").get<std::size_t>() == r.composition.size());
+    const std::size_t L = m.config().layers, H = m.config().heads;
+    const composition_tensors_reader tensors(dir / c.at("tensors").get<std::string>(), c.at("sha256").get<std::string>(), L, H);
+    std::vector<double> row(L * H), spectra(L * H * tensors.shape().spectrum);
+    std::size_t finite = 0;
+    for (std::size_t sl = 0; sl < L; ++sl)
+        for (std::size_t sh = 0; sh < H; ++sh) {
+            tensors.read(0, sl, sh, 0, L - 1, row);
+            finite += static_cast<std::size_t>(std::count_if(row.begin(), row.end(), [](double v) { return !std::isnan(v); }));
+        }
+    BOOST_TEST(finite == r.composition.size());
+    for (const auto& p : r.composition) {
+        for (std::size_t t = 0; t < 3; ++t) {
+            tensors.read(t, p.source_layer, p.source_head, 0, L - 1, row);
+            BOOST_TEST(row[p.target_layer * H + p.target_head] == (t == 0 ? p.q : t == 1 ? p.k : p.v));
+        }
+        tensors.read(3, p.source_layer, p.source_head, 0, L - 1, spectra);
+        const auto& t3 = p.t3_singular_values();
+        for (std::size_t i = 0; i < t3.size(); ++i) BOOST_TEST(spectra[(p.target_layer * H + p.target_head) * tensors.shape().spectrum + i] == t3(i));
+    }
+    return shard;
 }
 
 /// Scans `m` whole and in shards of the given ranges (handed to the merge last first), and requires
-/// the merge to equal the whole scan, every field: nothing is excluded, as the merged document
-/// records the whole range 0..L-1 the whole scan records.
+/// the merge to equal the whole scan, every field of the document (nothing is excluded, as the
+/// merged document records the whole range 0..L-1 the whole scan records) and every byte of the
+/// tensors (the documents name them by their SHA-256, compared too).
 void check_shards_merge_to_whole(const fs::path& dir, const std::vector<std::pair<std::size_t, std::size_t>>& ranges)
 {
     const auto m = qkov::runs::open_model(dir);
-    const auto whole = scan_json(m, 0, std::nullopt);
+    const auto out = fs::temp_directory_path() / ("scan-tests-merge-" + dir.filename().string());
+    fs::remove_all(out);
+    const auto whole = scan_files(m, 0, std::nullopt, out / "whole", "scan.json");
     std::vector<scan_shard> shards;
     std::size_t pairs = 0;
     for (const auto& [first, last] : ranges) {
-        shards.insert(shards.begin(), scan_shard{"layers " + std::to_string(first) + "-" + std::to_string(last), scan_json(m, first, last)});
-        pairs += shards.front().document["composition"].size();
+        const std::string range = std::to_string(first) + "-" + std::to_string(last);
+        shards.insert(shards.begin(), scan_files(m, first, last, out / range, "scan.json"));
+        pairs += shards.front().document["composition"]["pairs"].get<std::size_t>();
     }
-    BOOST_TEST(pairs == whole["composition"].size(), dir);
-    BOOST_TEST(!whole["facts"].empty());
-    const auto merged = merge_scans(shards);
-    BOOST_TEST((merged == whole), dir << ": the merge differs from the whole scan: " << nlohmann::json::diff(whole, merged).dump().substr(0, 600));
+    BOOST_TEST(pairs == whole.document["composition"]["pairs"].get<std::size_t>(), dir);
+    BOOST_TEST(!whole.document["facts"].empty());
+    fs::create_directories(out / "merged");
+    const auto merged = merge_scans(shards, out / "merged" / "scan.tensors.safetensors");
+    BOOST_TEST((merged == whole.document), dir << ": the merge differs from the whole scan: " << nlohmann::json::diff(whole.document, merged).dump().substr(0, 600));
+    const auto bytes = [](const fs::path& file) {
+        std::ifstream in(file, std::ios::binary);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    BOOST_TEST((bytes(out / "merged" / "scan.tensors.safetensors") == bytes(out / "whole" / "scan.tensors.safetensors")), dir);
+    fs::remove_all(out);
 }
 
 } // namespace
@@ -611,11 +644,37 @@ BOOST_AUTO_TEST_CASE(sharded_scan_merges_to_the_whole)
         check_shards_merge_to_whole(dir, {{0, 1}, {2, 2}, {3, 4}});
 }
 
+namespace {
+
+/// A copy of `s` whose tensors are its own with edit(tensor name, values) applied, written as
+/// `file` beside its document, which names them by their new SHA-256.
+scan_shard with_tensors(scan_shard s, const std::string& file, const std::function<void(const std::string&, std::vector<double>&)>& edit)
+{
+    const auto& c = s.document["composition"];
+    const qkov::io::safetensors_file in(s.directory / c["tensors"].get<std::string>());
+    std::vector<qkov::io::tensor_to_write> tensors;
+    for (const char* name : {"q_composition", "k_composition", "v_composition", "t3_singular_values"}) {
+        const auto* t = in.find(name);
+        std::vector<double> values(t->count);
+        std::memcpy(values.data(), t->bytes.data(), values.size() * sizeof(double));
+        edit(name, values);
+        tensors.push_back({name, t->shape, {}, values});
+    }
+    qkov::io::write_safetensors(s.directory / file, tensors);
+    s.document["composition"]["tensors"] = file;
+    s.document["composition"]["sha256"] = file_sha256(s.directory / file);
+    return s;
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
 {
     const auto m = qkov::runs::open_model(write_gpt2("planted-merge-errors", planted_tensors()));
-    const scan_shard a{"a.json", scan_json(m, 0, 0)}, b{"b.json", scan_json(m, 1, 1)}, whole{"whole.json", scan_json(m, 0, std::nullopt)};
-    const auto merge_error = [&](std::vector<scan_shard> shards) { return error_of([&] { merge_scans(shards); }); };
+    const auto dir = fs::temp_directory_path() / "scan-tests-merge-errors";
+    fs::remove_all(dir);
+    const scan_shard a = scan_files(m, 0, 0, dir, "a.json"), b = scan_files(m, 1, 1, dir, "b.json"), whole = scan_files(m, 0, std::nullopt, dir, "whole.json");
+    const auto merge_error = [&](std::vector<scan_shard> shards) { return error_of([&] { merge_scans(shards, dir / "merged.tensors.safetensors"); }); };
     const auto edited = [](scan_shard s, const std::function<void(nlohmann::json&)>& edit) {
         edit(s.document);
         return s;
@@ -625,7 +684,7 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     };
     BOOST_TEST(merge_error({a, b}) == "(no error)");
     check(merge_error({}), "qkov: no scans to merge");
-    check(merge_error({a, edited(b, [](auto& j) { j["schema"] = "qkov.detect/1"; })}), "b.json: expected a document of schema qkov.scan/2");
+    check(merge_error({a, edited(b, [](auto& j) { j["schema"] = "qkov.detect/1"; })}), "b.json: expected a document of schema qkov.scan/3");
     check(merge_error({a, edited(b, [](auto& j) { j["model"]["path"] = "other"; })}),
           "b.json and a.json are scans of different models: model/path is \"model\" in a.json, \"other\" in b.json");
     check(merge_error({a, edited(b, [](auto& j) { j["thresholds"]["context"] = 99; })}),
@@ -636,20 +695,33 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(merge_error({a, edited(b, [](auto& j) { j["scanned_layers"] = {1, 2}; })}), "b.json holds layers 1-2, beyond the model's layers 0-1");
     check(merge_error({a, edited(b, [](auto& j) { j["scanned_layers"] = {1, 0}; })}), "b.json: scanned_layers [1,0] run backwards");
     check(merge_error({edited(a, [](auto& j) { j["heads"][0]["layer"] = 1; }), b}), "a.json: heads[0] is head 1.0, outside its layers 0-0");
-    check(merge_error({a, edited(b, [](auto& j) { j["composition"][0]["target"] = {0, 2}; })}),
-          "b.json: composition[0]'s target 0.2 is outside its layers 1-1 (a pair belongs to the shard of its later head)");
     check(merge_error({edited(a, [](auto& j) { j["facts"].push_back({{"claim", "R7"}}); }), b}), "a.json states claim R7, which only a scan of the whole seed-head model checks");
     check(merge_error({edited(a, [](auto& j) { j["heads"][1]["cond_q"] = "x"; }), b}), "a.json: heads[1].cond_q is not a number");
     // What a whole scan could not hold: a head twice, a head past the model's heads, a shard
-    // without its heads, a pair twice or within one layer, a label outside the vocabulary.
+    // without its heads, a label outside the vocabulary.
     check(merge_error({a, edited(b, [](auto& j) { j["heads"].push_back(j["heads"][0]); })}), "lists head 1.0 a second time");
     check(merge_error({a, edited(b, [](auto& j) { j["heads"][0]["head"] = 99; })}), "b.json: heads[0] is head 1.99, but the model has");
     check(merge_error({a, edited(b, [](auto& j) { j["heads"] = nlohmann::json::array(); })}), "heads, but the model has 2 layers x");
-    check(merge_error({a, edited(b, [](auto& j) { j["composition"].push_back(j["composition"][0]); })}), "a second time");
-    check(merge_error({a, edited(b, [](auto& j) { j["composition"][0]["source"] = {1, 0}; })}),
-          "b.json: composition[0] is the pair 1.0 -> 1.");
-    check(merge_error({a, edited(b, [](auto& j) { j["composition"][0]["source"] = {1, 0}; })}), "composition runs from an earlier layer to a later one");
     check(merge_error({a, edited(b, [](auto& j) { j["heads"][0]["labels"] = {"mystery"}; })}), "b.json: heads[0] has the label \"mystery\", which is not in qkov's vocabulary");
+    // The tensors: only the file the document names, beside it, holding each pair where it belongs.
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"] = nlohmann::json::array(); })}), "b.json: composition is not an object naming the pairs' tensors");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "../b.tensors.safetensors"; })}),
+          "b.json: composition.tensors \"../b.tensors.safetensors\" is not the name of a file beside the document");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "absent.safetensors"; })}), "absent.safetensors: no such file");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["sha256"] = "00"; })}), ", not the 00 the document names: not the file scanned with it");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "a.tensors.safetensors"; })}), "b.json: its composition tensors:");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["pairs"] = 99; })}), "b.json: its document says 99 composition pairs, its tensors hold 16");
+    // q_composition[0, 0, 1, 0] is the pair 0.0 -> 1.0, which belongs to b (layer 1), not to a.
+    const auto at = [](std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th) { return ((sl * 4 + sh) * 2 + tl) * 4 + th; };
+    check(merge_error({with_tensors(a, "a2.safetensors", [&](const std::string& n, auto& v) { if (n == "q_composition") v[at(0, 0, 1, 0)] = 0.5; }), b}),
+          "a.json: its tensor q_composition holds the pair 0.0 -> 1.0, outside its layers 0-0 (a pair belongs to the shard of its later head)");
+    check(merge_error({a, with_tensors(b, "b2.safetensors", [&](const std::string& n, auto& v) { if (n == "v_composition") v[at(1, 0, 1, 1)] = 0.5; })}),
+          "b.json: its tensor v_composition holds the pair 1.0 -> 1.1: composition runs from an earlier layer to a later one");
+    check(merge_error({a, with_tensors(b, "b3.safetensors", [&](const std::string& n, auto& v) { if (n == "k_composition") v[at(0, 2, 1, 3)] = NAN; })}),
+          "b.json: its tensor k_composition lacks the pair 0.2 -> 1.3 (NaN or infinite), which a scan of its layers holds");
+    check(merge_error({a, with_tensors(b, "b4.safetensors", [&](const std::string& n, auto& v) { if (n == "t3_singular_values") v[at(1, 0, 0, 0) * (v.size() / 64)] = 1; })}),
+          "b.json: its tensor t3_singular_values holds the pair 1.0 -> 0.0");
+    BOOST_TEST(merge_error({a, with_tensors(b, "b5.safetensors", [](const std::string&, auto&) {})}) == "(no error)");  // the copy itself merges
     // Two long values that differ past their 77th character are shown where they differ.
     const std::string long_path = std::string(100, 'x');
     const auto differ = merge_error({edited(a, [&](auto& j) { j["model"]["path"] = long_path + "A"; }), edited(b, [&](auto& j) { j["model"]["path"] = long_path + "B"; })});
@@ -662,10 +734,11 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(error_of([&] { read_scan_shard(directory / "absent.json"); }), "absent.json: no such file");
     check(error_of([&] { read_scan_shard(directory); }), "scan-tests-merge-files: not a regular file");
     check(error_of([&] { read_scan_shard(directory / "not.json"); }), "not.json: not valid JSON");
-    std::ofstream(directory / "twice.json") << R"({"schema": "qkov.scan/2", "heads": [{"layer": 0}], "heads": []})";
+    std::ofstream(directory / "twice.json") << R"({"schema": "qkov.scan/3", "heads": [{"layer": 0}], "heads": []})";
     check(error_of([&] { read_scan_shard(directory / "twice.json"); }), "twice.json: the key \"heads\" appears twice in one object");
     std::ofstream(directory / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
     check(error_of([&] { read_scan_shard(directory / "deep.json"); }), "deep.json: JSON nests deeper than 64 levels");
+    fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(time_left_grows_with_the_layer_pairs)
@@ -702,7 +775,8 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
         for (const auto& [workers, blas] : std::vector<std::pair<std::size_t, int>>{{1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}}) {
             qkov::numeric::set_worker_count(workers);
             qkov::numeric::set_blas_threads(blas);
-            const auto document = scan_json(m, 0, std::nullopt);
+            // The document names the tensors by their SHA-256: equal documents, equal tensors.
+            const auto document = scan_files(m, 0, std::nullopt, fs::temp_directory_path() / "scan-tests-threads", "scan.json").document;
             if (!one) one = document;
             else BOOST_TEST((document == *one), dir << ": " << workers << " workers, " << blas << " BLAS threads against 1, 1: "
                                                     << nlohmann::json::diff(*one, document).dump().substr(0, 600));

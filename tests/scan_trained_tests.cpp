@@ -258,7 +258,7 @@ BOOST_AUTO_TEST_CASE(the_scan_document_reads_back_as_written)
     nlohmann::json summary = {{"family", "llama"}, {"architecture", model.config().architecture}, {"layers", model.config().layers},
                               {"heads", model.config().heads}, {"kv_heads", model.config().kv_heads}, {"hidden_size", model.config().hidden_size},
                               {"head_dim", model.config().head_dim}, {"vocab_size", model.config().vocab_size}, {"path", dir.string()}};
-    const auto text = scan::scan_document(r, {}, summary, 0, model.config().layers - 1).dump(1);
+    const auto text = scan::scan_document(r, {}, summary, 0, model.config().layers - 1, {}).dump(1);
     std::filesystem::remove_all(dir);
     const auto back = detect::parse_scan_labels(nlohmann::json::parse(text), "round trip");
     BOOST_TEST_REQUIRE(back.heads.size() == r.heads.size());
@@ -332,7 +332,7 @@ BOOST_AUTO_TEST_CASE(a_scan_in_memory_reads_as_its_document)
             const auto model = qkov::runs::open_model(dir);
             const auto r = qkov::runs::scan_model(model);
             const auto summary = model::model_summary(model);
-            const auto text = scan::scan_document_text(r, {}, summary, dir.string(), 0, model.config().layers - 1);
+            const auto text = scan::scan_document_text(r, {}, summary, dir.string(), 0, model.config().layers - 1, "scan.tensors.safetensors");
             const auto in_memory = detect::scan_labels_of(r, summary, "in memory");
             require_same_labels(in_memory, detect::parse_scan_labels(nlohmann::json::parse(text), "written"));
             for (const auto& h : in_memory.heads) certified += h.certified.size(), copying += h.predicted.top1_share.has_value();

@@ -222,7 +222,9 @@ int scan(const scan_cli_options& o)
     if (!o.json.empty()) {
         const std::filesystem::path file(o.json);
         if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-        io::write_file_atomically_in_pieces(file, [&](const auto& put) { scan::write_scan_document(put, r, facts, summary, path, options.first_layer, last_layer); });
+        scan::write_scan_files(file, r, facts, summary, path, options.first_layer, last_layer);
+        std::cout << "the document in " << o.json << ", its " << r.composition.size() << " composition pairs' tensors in "
+                  << (file.parent_path() / scan::composition_tensors_name(file)).string() << "\n";
     }
     return all_passed ? 0 : 1;
 }
@@ -236,7 +238,7 @@ subcommand add_scan(CLI::App& app)
                         "Write a model holding the seeds' heads (seed 001's previous-token head, seed 000's semantic head) into this directory and "
                         "scan it instead of PATH; its facts check claims R7, R12 and T3")
         ->excludes(command->get_option("PATH"));
-    command->add_option("--json", options->json, "Write every metric as JSON to this file");
+    command->add_option("--json", options->json, "Write every metric as JSON to this file, the composition pairs' tensors beside it (FILE.json -> FILE.tensors.safetensors)");
     command->add_option("--layers", options->layers, "Scan layers A-B (0-based, inclusive): their heads and every composition pair whose later head is in them (earlier layers are read for "
                         "what they write), so disjoint ranges shard a scan; qkov merge-scans joins the shards");
     command->add_option("--markdown", options->markdown, "Write a Markdown report (model, heads per layer, strongest composition edges, figures)");

@@ -28,6 +28,7 @@ score and T3 spectrum; --compare computes the same sums from qkov's JSON and fai
 agrees to 1e-9 relative to the weighted sum of its absolute values.
 """
 import json
+import os
 import struct
 import sys
 import time
@@ -160,10 +161,15 @@ def from_qkov_json(path):
             a[name][at] = h[name]
         for name in ("cond_q", "cond_k", "copying_score"):
             a[name][at] = np.nan if h[name] is None else h[name]
-    for c in j["composition"]:
-        at = (*c["source"], *c["target"])
-        for name in ("q", "k", "v", "t3_singular_values"):
-            a[name][at] = c[name]
+    # The pairs' numbers are tensors in the safetensors file the document names, beside it.
+    tensors = os.path.join(os.path.dirname(path), j["composition"]["tensors"])
+    with open(tensors, "rb") as f:
+        data = f.read()
+    length = int.from_bytes(data[:8], "little")
+    for key, entry in json.loads(data[8:8 + length]).items():
+        begin, end = entry["data_offsets"]
+        values = np.frombuffer(data, "<f8", (end - begin) // 8, 8 + length + begin).reshape(entry["shape"])
+        a[key.removesuffix("_composition")] = values
     return checksum(a)
 
 

@@ -57,4 +57,4 @@ if [[ ${HEAP:-1} == 1 ]] && command -v heaptrack > /dev/null; then
     f = (u == "G") ? 2^30 : (u == "M") ? 2^20 : (u == "K") ? 2^10 : 1; if (u ~ /[0-9]/) {n = v; f = 1}; printf "%.0f", n * f}')
 fi
 "$python" bench/scan/scale_report.py "$model/config.json" "$tmp/timings.json" "$wall" "$cpu" "$rss" "$heap" "$gflops" 32
-echo "document: $(stat -c %s "$tmp/scan.json") bytes of JSON for $("$python" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(len(j["heads"]), "heads,", len(j["composition"]), "pairs")' "$tmp/scan.json")"
+echo "document: $(stat -c %s "$tmp/scan.json") bytes of JSON for $("$python" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(len(j["heads"]), "heads,", j["composition"]["pairs"], "pairs")' "$tmp/scan.json"), their tensors $(stat -c %s "$tmp/scan.tensors.safetensors") bytes"

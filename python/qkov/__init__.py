@@ -17,7 +17,7 @@ from ._qkov import Model, ModelFileError, audit_rope, open_model, validate
 from ._qkov import _detect, _scan
 from ._qkov import forward as _forward
 
-__all__ = ["Model", "ModelFileError", "Scan", "Detection", "TextBehaviour", "open_model", "scan", "detect", "forward", "audit_rope", "validate"]
+__all__ = ["Model", "ModelFileError", "Scan", "Detection", "TextBehaviour", "open_model", "scan", "detect", "forward", "audit_rope", "validate", "read_composition"]
 
 BEHAVIOURS = ("previous_token", "duplicate_token", "induction")
 
@@ -115,9 +115,19 @@ class Scan(_Document):
     t3(s, t)         the T3 singular values of source head s = (layer, head) into target t
     circuits         one row per circuit a head is labelled by (docs/SCAN-LABELS.md, "Circuits")
     facts            the stated facts about the claims (claim, statement, passed, detail)
-    to_json()        the document `qkov scan PATH --json` writes, the same text
+    to_json(tensors) the document `qkov scan PATH --json FILE` writes, the same text when `tensors`
+                     is the name of FILE's companion (default "scan.tensors.safetensors", for FILE
+                     scan.json): the pairs' numbers are tensors in that file, not in the JSON
+    save(json)       writes the document and its pairs' tensors beside it, as `qkov scan --json`
+                     does; returns the tensors' file name (read them with qkov.read_composition)
     figures(dir)     writes the scan's PNG figures; returns [{file, caption}]
     """
+
+    def to_json(self, tensors="scan.tensors.safetensors"):
+        return self._native.to_json(str(tensors))
+
+    def save(self, json_path):
+        return self._native.save(_path("json_path", json_path))
 
     @property
     def scanned_layers(self):
@@ -351,3 +361,39 @@ def forward(model, tokens, dtype="float32", patterns=False, on_pattern=None):
     if not isinstance(model, Model):
         model = open_model(model)
     return _forward(model, tokens, dtype, bool(patterns), on_pattern)
+
+
+def read_composition(json_path):
+    """The composition tensors a scan document names (`qkov scan --json FILE` writes FILE's pairs
+    beside it, FILE.tensors.safetensors), as a dict of NumPy arrays: q_composition, k_composition,
+    v_composition [L, H, L, H] and t3_singular_values [L, H, L, H, S], NaN where the document holds
+    no pair. The file is read only when its SHA-256 is the one the document names. Any safetensors
+    reader (safetensors.numpy.load_file, torch) reads the same file; this one needs NumPy only."""
+    import hashlib
+    import numpy as np
+
+    json_path = _path("json_path", json_path)
+    with open(json_path, encoding="utf-8") as f:
+        composition = json.load(f).get("composition")
+    if not isinstance(composition, dict) or not isinstance(composition.get("tensors"), str):
+        raise ValueError(f"qkov: {json_path}: no composition tensors named (a qkov.scan/3 document names them)")
+    name = composition["tensors"]
+    if os.path.basename(name) != name or name in ("", ".", ".."):
+        raise ValueError(f"qkov: {json_path}: composition.tensors {name!r} is not a file beside the document")
+    path = os.path.join(os.path.dirname(json_path), name)
+    with open(path, "rb") as f:
+        data = f.read()
+    if hashlib.sha256(data).hexdigest() != composition.get("sha256"):
+        raise ValueError(f"qkov: {path}: its SHA-256 is not the one {json_path} names: not the file scanned with it")
+    length = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + length])
+    start = 8 + length
+    out = {}
+    for key, entry in header.items():
+        if key == "__metadata__":
+            continue
+        if entry["dtype"] != "F64":
+            raise ValueError(f"qkov: {path}: {key} is {entry['dtype']}, not F64")
+        begin, end = entry["data_offsets"]
+        out[key] = np.frombuffer(data, dtype="<f8", count=(end - begin) // 8, offset=start + begin).reshape(entry["shape"])
+    return out

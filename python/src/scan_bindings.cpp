@@ -95,8 +95,20 @@ void bind_scan(py::module_& m)
         .def_property_readonly("scanned_layers", [](const scan_handle& s) { return py::make_tuple(s.first_layer, s.last_layer); })
         .def_property_readonly("input", [](const scan_handle& s) { return s.result.input; })
         .def(
-            "to_json", [](const scan_handle& s) { return scan::scan_document_text(s.result, s.facts, s.summary, s.model->path(), s.first_layer, s.last_layer); },
-            "The scan's document (schema qkov.scan/2), the same text `qkov scan PATH --json FILE` writes for the same path and options.")
+            "to_json",
+            [](const scan_handle& s, const std::string& tensors) {
+                return scan::scan_document_text(s.result, s.facts, s.summary, s.model->path(), s.first_layer, s.last_layer, tensors);
+            },
+            py::arg("tensors"),
+            "The scan's document (schema qkov.scan/3) naming its pairs' tensors `tensors`: the same text `qkov scan PATH --json FILE` writes for the "
+            "same path and options when `tensors` is FILE's companion name.")
+        .def(
+            "save",
+            [](const scan_handle& s, const std::string& json) {
+                scan::write_scan_files(json, s.result, s.facts, s.summary, s.model->path(), s.first_layer, s.last_layer);
+                return scan::composition_tensors_name(json);
+            },
+            py::arg("json"), "Writes the document and its pairs' tensors beside it, as `qkov scan --json JSON` does; returns the tensors' file name.")
         .def(
             "composition",
             [](const scan_handle& s, const std::string& kind) {

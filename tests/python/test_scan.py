@@ -17,7 +17,7 @@ def model_path(name):
 
 @pytest.fixture(scope="module")
 def scans(tmp_path_factory):
-    """name -> (qkov.Scan, the CLI's document text), computed once per model."""
+    """name -> (qkov.Scan, the CLI's document text, its path), computed once per model."""
     cache = {}
 
     def get(name):
@@ -25,7 +25,7 @@ def scans(tmp_path_factory):
             path = model_path(name)
             out = tmp_path_factory.mktemp(name) / "scan.json"
             run_cli("scan", path, "--json", out)
-            cache[name] = (qkov.scan(str(path)), out.read_text())
+            cache[name] = (qkov.scan(str(path)), out.read_text(), out)
         return cache[name]
 
     return get
@@ -33,8 +33,16 @@ def scans(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["gpt2", "gpt_neox", "llama", "stories260K"])
 def test_to_json_is_the_documents_bytes(scans, name):
-    scan, cli_text = scans(name)
+    scan, cli_text, _ = scans(name)
     assert scan.to_json() == cli_text
+
+
+def test_save_writes_the_clis_files(scans, tmp_path):
+    scan, cli_text, cli_json = scans("gpt2")
+    assert scan.save(tmp_path / "shard.json") == "shard.tensors.safetensors"
+    assert (tmp_path / "shard.tensors.safetensors").read_bytes() == (cli_json.parent / "scan.tensors.safetensors").read_bytes()
+    assert json.loads((tmp_path / "shard.json").read_text())["composition"]["tensors"] == "shard.tensors.safetensors"
+    assert (tmp_path / "shard.json").read_text() == scan.to_json(tensors="shard.tensors.safetensors")
 
 
 def test_a_layer_range_as_the_clis(tmp_path):
@@ -60,30 +68,44 @@ def test_a_context_as_the_clis(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["gpt2", "stories260K"])
-def test_composition_arrays_hold_the_documents_entries_and_nan_elsewhere(scans, name):
-    scan, cli_text = scans(name)
-    document = json.loads(cli_text)
+def test_composition_arrays_are_the_documents_tensors(scans, name):
+    """The arrays in memory equal the tensors the CLI wrote beside its document, read back by
+    qkov.read_composition (which checks the file's SHA-256 against the document's), NaN and all."""
+    scan, _, cli_json = scans(name)
+    written = qkov.read_composition(cli_json)
     model = scan.model
+    pairs = json.loads(cli_json.read_text())["composition"]["pairs"]
     for kind in "qkv":
         array = scan.composition(kind)
         assert array.shape == (model.n_layers, model.n_heads, model.n_layers, model.n_heads)
-        seen = np.zeros(array.shape, dtype=bool)
-        for pair in document["composition"]:
-            index = (*pair["source"], *pair["target"])
-            assert array[index] == pair[kind]
-            seen[index] = True
-        assert np.isnan(array[~seen]).all()
-        assert seen.sum() == len(document["composition"]) > 0
-    for pair in document["composition"]:
-        np.testing.assert_array_equal(scan.t3(pair["source"], pair["target"]), pair["t3_singular_values"])
+        np.testing.assert_array_equal(array, written[f"{kind}_composition"])
+        assert (~np.isnan(array)).sum() == pairs > 0
+    t3 = written["t3_singular_values"]
+    assert t3.shape == (*written["q_composition"].shape, model.d_head)
+    for index in zip(*np.nonzero(~np.isnan(written["q_composition"]))):
+        np.testing.assert_array_equal(scan.t3(index[:2], index[2:]), t3[index])
     with pytest.raises(ValueError, match="no composition pair 1.0 -> 0.0"):
         scan.t3((1, 0), (0, 0))
     with pytest.raises(ValueError, match="composition kind 'x'"):
         scan.composition("x")
 
 
+def test_read_composition_refuses_a_file_not_named(scans, tmp_path):
+    _, cli_text, cli_json = scans("gpt2")
+    document = json.loads(cli_text)
+    tensors = (cli_json.parent / "scan.tensors.safetensors").read_bytes()
+    (tmp_path / "scan.tensors.safetensors").write_bytes(tensors[:-8] + bytes(8))  # the last value changed
+    (tmp_path / "scan.json").write_text(cli_text)
+    with pytest.raises(ValueError, match="its SHA-256 is not the one"):
+        qkov.read_composition(tmp_path / "scan.json")
+    document["composition"]["tensors"] = "../scan.tensors.safetensors"
+    (tmp_path / "scan.json").write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="is not a file beside the document"):
+        qkov.read_composition(tmp_path / "scan.json")
+
+
 def test_heads_facts_and_figures(scans, tmp_path):
-    scan, cli_text = scans("stories260K")
+    scan, cli_text, _ = scans("stories260K")
     document = json.loads(cli_text)
     heads = scan.heads
     rows = heads.to_dict("records") if hasattr(heads, "to_dict") else heads

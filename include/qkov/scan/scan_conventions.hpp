@@ -21,6 +21,10 @@ inline std::vector<std::pair<std::string, std::string>> scan_conventions()
                                "vectors (dgesvd where it does not converge), which is backward stable: each value is within p(d) * eps(float64) * "
                                "sigma_1 of the exact one of the computed product (LAPACK's error bound, validation not certificate), and the product "
                                "carries float64 rounding of D-term sums"},
+        {"composition_tensors", "the pairs' numbers in the safetensors file composition.tensors names, beside this document (its SHA-256 in "
+                                "composition.sha256): q_composition, k_composition, v_composition [L, H, L, H] float64 indexed [source layer, source "
+                                "head, target layer, target head], t3_singular_values [L, H, L, H, S]; NaN where the document holds no pair and past a "
+                                "spectrum's end"},
         {"labels", "hypotheses from the weights, each given only when all of its tests hold, undecided with the reason when the file lacks what a test needs: docs/SCAN-LABELS.md"},
     };
 }

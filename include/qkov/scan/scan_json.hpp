@@ -1,6 +1,8 @@
-// The scan's JSON document (schema docs/schemas/qkov.scan-2.schema.json), written here and only
+// The scan's JSON document (schema docs/schemas/qkov.scan-3.schema.json), written here and only
 // here: `qkov scan --json` and every other writer call scan_document, and `qkov detect --scan`
-// reads the labels back through scan_json_keys, so each key is spelled once.
+// reads the labels back through scan_json_keys, so each key is spelled once. The composition
+// pairs' numbers are not in it: they are tensors in a file beside it (composition_tensors.hpp),
+// which the document names with its SHA-256.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 
 #include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/composition_edges.hpp"
+#include "qkov/scan/composition_tensors.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 #include "qkov/scan/scan_conventions.hpp"
 #include "qkov/scan/scan_facts.hpp"
@@ -239,23 +242,36 @@ inline nlohmann::json facts_json(const std::vector<scan_fact>& facts)
     return rows;
 }
 
+/// One source head's entry of the strongest edges: its three strongest targets under each score,
+/// among `pairs` (its pairs, or more, in the scan's order: ties go the same way for a whole scan
+/// and for a merge that hands over each head's own pairs).
+inline nlohmann::json strongest_edges_entry(std::size_t layer, std::size_t head, const std::vector<composition_score>& pairs)
+{
+    namespace k = scan_json_keys;
+    constexpr std::size_t per_source = 3;
+    nlohmann::json e = {{k::source, {layer, head}}};
+    for (const auto& [name, score] : {std::pair{k::q_composition, &composition_score::q}, {k::k_composition, &composition_score::k}, {k::v_composition, &composition_score::v}}) {
+        nlohmann::json targets = nlohmann::json::array();
+        for (const auto* p : strongest_targets(pairs, layer, head, score, per_source))
+            targets.push_back({{k::target, {p->target_layer, p->target_head}}, {"score", (*p).*score}});
+        e[name] = std::move(targets);
+    }
+    return e;
+}
+
 /// Per head (in `heads`' order), its three strongest targets under each score.
 inline nlohmann::json strongest_edges_json(const std::vector<std::pair<std::size_t, std::size_t>>& heads, const std::vector<composition_score>& composition)
 {
-    namespace k = scan_json_keys;
     nlohmann::json edges = nlohmann::json::array();
-    constexpr std::size_t per_source = 3;
-    for (const auto& [layer, head] : heads) {
-        nlohmann::json e = {{k::source, {layer, head}}};
-        for (const auto& [name, score] : {std::pair{k::q_composition, &composition_score::q}, {k::k_composition, &composition_score::k}, {k::v_composition, &composition_score::v}}) {
-            nlohmann::json targets = nlohmann::json::array();
-            for (const auto* p : strongest_targets(composition, layer, head, score, per_source))
-                targets.push_back({{k::target, {p->target_layer, p->target_head}}, {"score", (*p).*score}});
-            e[name] = std::move(targets);
-        }
-        edges.push_back(std::move(e));
-    }
+    for (const auto& [layer, head] : heads) edges.push_back(strongest_edges_entry(layer, head, composition));
     return edges;
+}
+
+/// The document's `composition`: where its pairs' tensors are, and how many pairs they hold.
+inline nlohmann::json composition_json(const composition_tensors_ref& tensors)
+{
+    namespace k = scan_json_keys;
+    return {{k::tensors_file, tensors.file}, {k::tensors_sha256, tensors.sha256}, {k::pair_count, tensors.pairs}};
 }
 
 } // namespace detail
@@ -276,24 +292,13 @@ inline nlohmann::json circuits_list_json(const std::vector<head_metrics>& heads)
     return list;
 }
 
-/// One composition pair of the document.
-inline nlohmann::json pair_json(const composition_score& p)
-{
-    namespace k = scan_json_keys;
-    return {{k::source, {p.source_layer, p.source_head}},
-            {k::target, {p.target_layer, p.target_head}},
-            {k::q_composition, p.q},
-            {k::k_composition, p.k},
-            {k::v_composition, p.v},
-            {"t3_singular_values", values(p.t3_singular_values())}};
-}
+} // namespace detail
 
-/// Where write_scan_document puts the pairs in the rest of the document's text.
-inline constexpr const char* pairs_go_here = "qkov: the composition pairs are written here";
-
-/// The whole document, its composition pairs left out (an array) or a marker in their place.
+/// The whole document, its pairs' tensors named by `tensors`. `model` is the model's summary (as
+/// `qkov inspect --json` writes it); first_layer..last_layer are the layers whose heads, and the
+/// pairs whose later head, it holds.
 inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json model, std::size_t first_layer,
-                                    std::size_t last_layer, bool pairs)
+                                    std::size_t last_layer, const composition_tensors_ref& tensors)
 {
     namespace k = scan_json_keys;
     nlohmann::json j;
@@ -303,75 +308,58 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     auto& conventions = j[k::conventions] = nlohmann::json::object();
     for (const auto& [name, text] : scan_conventions()) conventions[name] = text;
     conventions["labels"] = conventions["labels"].get<std::string>() + "; evidence.offset_profile.score lists offsets 0..64 at most";
-    j[k::thresholds] = thresholds_json(r);
+    j[k::thresholds] = detail::thresholds_json(r);
     j[k::input] = r.input;
-    if (r.fingerprint) j[k::model_fingerprint] = fingerprint_json(*r.fingerprint);
+    if (r.fingerprint) j[k::model_fingerprint] = detail::fingerprint_json(*r.fingerprint);
     j[k::proxy] = {{"input", r.proxy_description}, {"missing", r.proxy_missing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.proxy_missing)},
                    {"copy_tokens", r.copy_tokens}};
     nlohmann::json heads = nlohmann::json::array();
     std::vector<std::pair<std::size_t, std::size_t>> ids;
-    for (const auto& h : r.heads) heads.push_back(head_json(h)), ids.emplace_back(h.layer, h.head);
+    for (const auto& h : r.heads) heads.push_back(detail::head_json(h)), ids.emplace_back(h.layer, h.head);
     j[k::heads] = std::move(heads);
-    if (pairs) {
-        nlohmann::json composition = nlohmann::json::array();
-        for (const auto& p : r.composition) composition.push_back(pair_json(p));
-        j[k::composition] = std::move(composition);
-    } else {
-        j[k::composition] = pairs_go_here;
-    }
-    j[k::facts] = facts_json(facts);
-    j[k::strongest_edges] = strongest_edges_json(ids, r.composition);
-    j[k::circuits] = circuits_list_json(r.heads);
+    j[k::composition] = detail::composition_json(tensors);
+    j[k::facts] = detail::facts_json(facts);
+    j[k::strongest_edges] = detail::strongest_edges_json(ids, r.composition);
+    j[k::circuits] = detail::circuits_list_json(r.heads);
     return j;
+}
+
+namespace detail {
+/// The composition tensors' shape from the model's summary (model_summary.hpp): its layers, heads
+/// per layer and head dimension.
+inline composition_tensors_shape tensors_shape(const nlohmann::json& summary)
+{
+    namespace k = scan_json_keys;
+    return {summary.at(k::model_layers).get<std::size_t>(), summary.at(k::model_heads).get<std::size_t>(), summary.at(k::model_head_dim).get<std::size_t>()};
 }
 } // namespace detail
 
-/// The whole document. `model` is the model's summary (as `qkov inspect --json` writes it);
-/// first_layer..last_layer are the layers whose heads, and the pairs whose later head, it holds.
-inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json model, std::size_t first_layer,
-                                    std::size_t last_layer)
-{
-    return detail::scan_document(r, facts, std::move(model), first_layer, last_layer, true);
-}
-
 /// The document as a file holds it: `summary` (the model's, model_summary.hpp) with the model's
-/// `path` added, one space of indent, a final newline, handed to put(piece) in pieces. The pairs
-/// are formatted one at a time: at Llama-3-8B's 32 layers they are 523,776 entries and most of
-/// the document's 2.4 GB, and one JSON tree of them would take several times that. The pieces are
-/// dump(1) of scan_document's tree, byte for byte (nlohmann's layout: an array element at depth 2
-/// indented by two spaces, each of its lines two more than alone).
-template <class Put>
-void write_scan_document(Put&& put, const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
-                         std::size_t first_layer, std::size_t last_layer)
+/// `path` added, one space of indent, a final newline; first_layer..last_layer are the layers whose
+/// heads, and the pairs whose later head, it holds; `tensors` names the pairs' file.
+inline std::string scan_document_text(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
+                                      std::size_t first_layer, std::size_t last_layer, const composition_tensors_ref& tensors)
 {
-    summary["path"] = path;
-    const std::string rest = detail::scan_document(r, facts, std::move(summary), first_layer, last_layer, false).dump(1) + "\n";
-    const std::string marker = nlohmann::json(detail::pairs_go_here).dump();
-    const std::size_t at = rest.find(marker);
-    if (at == std::string::npos || rest.find(marker, at + 1) != std::string::npos) throw std::logic_error("qkov: the pairs' place in the scan document");
-    put(std::string_view(rest).substr(0, at));
-    if (r.composition.empty()) {
-        put("[]");
-    } else {
-        std::string entry;
-        for (std::size_t i = 0; i < r.composition.size(); ++i) {
-            entry = i == 0 ? "[\n  " : ",\n  ";
-            for (const char c : detail::pair_json(r.composition[i]).dump(1)) c == '\n' ? entry += "\n  " : entry += c;
-            put(entry);
-        }
-        put("\n ]");
-    }
-    put(std::string_view(rest).substr(at + marker.size()));
+    summary[scan_json_keys::model_path] = path;
+    return scan_document(r, facts, std::move(summary), first_layer, last_layer, tensors).dump(1) + "\n";
 }
 
-/// The document's text as one string (write_scan_document's pieces joined): what the Python
-/// module's Scan.to_json() returns, the bytes `qkov scan --json` writes.
+/// The document's text when its pairs' file is named `tensors_file` (the file's bytes are made to
+/// know their SHA-256, not written): what the Python module's Scan.to_json() returns.
 inline std::string scan_document_text(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
-                                      std::size_t first_layer, std::size_t last_layer)
+                                      std::size_t first_layer, std::size_t last_layer, const std::string& tensors_file)
 {
-    std::string text;
-    write_scan_document([&text](std::string_view piece) { text += piece; }, r, facts, std::move(summary), path, first_layer, last_layer);
-    return text;
+    const auto tensors = put_composition_tensors([](std::string_view) {}, r.composition, detail::tensors_shape(summary), tensors_file);
+    return scan_document_text(r, facts, std::move(summary), path, first_layer, last_layer, tensors);
+}
+
+/// Writes the document at `json` and its pairs' tensors beside it (composition_tensors_name), each
+/// whole or not at all, the tensors first: a document never names a file not yet written.
+inline void write_scan_files(const std::filesystem::path& json, const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary,
+                             const std::string& path, std::size_t first_layer, std::size_t last_layer)
+{
+    const auto tensors = write_composition_tensors(json.parent_path() / composition_tensors_name(json), r.composition, detail::tensors_shape(summary));
+    io::write_file_atomically(json, scan_document_text(r, facts, std::move(summary), path, first_layer, last_layer, tensors));
 }
 
 } // namespace qkov::scan

@@ -8,7 +8,7 @@ namespace qkov::scan {
 /// The keys a reader of the document needs (detect/scan_labels.hpp, scan_merge.hpp), spelled once.
 namespace scan_json_keys {
 inline constexpr const char* schema = "schema";
-inline constexpr const char* schema_name = "qkov.scan/2";
+inline constexpr const char* schema_name = "qkov.scan/3";
 inline constexpr const char* model = "model";
 inline constexpr const char* heads = "heads";
 inline constexpr const char* layer = "layer";
@@ -27,6 +27,7 @@ inline constexpr const char* model_layers = "layers";  ///< in `model`: the mode
 inline constexpr const char* model_fingerprint = "model_fingerprint";  ///< which model: model/weight_fingerprint.hpp
 inline constexpr const char* model_heads = "heads";    ///< in `model`: the model's heads per layer
 inline constexpr const char* model_path = "path";      ///< in `model`
+inline constexpr const char* model_head_dim = "head_dim";  ///< in `model`: the head dimension d
 inline constexpr const char* scanned_layers = "scanned_layers";
 inline constexpr const char* conventions = "conventions";
 inline constexpr const char* thresholds = "thresholds";
@@ -40,6 +41,10 @@ inline constexpr const char* input_own_text = "own text";
 inline constexpr const char* input_file = "file ";
 inline constexpr const char* input_given = "given sequences";
 inline constexpr const char* composition = "composition";
+// In `composition`: the companion file of the pairs' tensors (composition_tensors.hpp).
+inline constexpr const char* tensors_file = "tensors";  ///< its name, beside the document
+inline constexpr const char* tensors_sha256 = "sha256";  ///< the SHA-256 of its bytes
+inline constexpr const char* pair_count = "pairs";       ///< the pairs it holds
 inline constexpr const char* source = "source";
 inline constexpr const char* target = "target";
 inline constexpr const char* q_composition = "q";  ///< a pair's scores, and a source's strongest targets under each

@@ -3,16 +3,20 @@
 //
 // A scan of layers A..B holds the heads of A..B and every composition pair whose later head is in
 // A..B (scan_model.hpp), so shards whose ranges partition the model's layers hold every head and
-// every pair exactly once. Concatenated in layer order, heads and pairs stand in the order the
-// whole scan writes them; the model facts are stated again from the heads (scan_facts.hpp) and the
-// strongest edges chosen again from all pairs (scan_json.hpp), by the functions the whole scan
-// calls, so the merged document equals the whole scan's. Shards must agree on everything else
-// (model, conventions, thresholds, proxy input): a difference is named, never averaged away.
+// every pair exactly once. Concatenated in layer order, heads stand in the order the whole scan
+// writes them; each pair's numbers are copied from the tensors of the shard holding its target
+// layer (composition_tensors.hpp) into the merged tensors, which are then the whole scan's byte
+// for byte; the model facts are stated again from the heads (scan_facts.hpp) and the strongest
+// edges chosen again from each head's pairs (scan_json.hpp), by the functions the whole scan calls,
+// so the merged document equals the whole scan's. Shards must agree on everything else (model,
+// conventions, thresholds, proxy input): a difference is named, never averaged away.
 //
 // Shards are untrusted files: each is read with the limits of every JSON reader here (64 levels,
-// no key twice in one object), and the merged document must pass what a whole scan's would: every
-// head of the model exactly once, within its shard's layers and the model's heads, with labels of
-// the vocabulary; every composition pair once, from an earlier layer to a later one.
+// no key twice in one object), its tensors only when they are the file its JSON names (SHA-256),
+// and the merged document must pass what a whole scan's would: every head of the model exactly
+// once, within its shard's layers and the model's heads, with labels of the vocabulary; every
+// pair into the shard's layers from an earlier layer, and none else. Memory: the shards' JSON
+// (heads, not pairs) and one source head's row of the tensors at a time.
 #pragma once
 
 #include <algorithm>
@@ -35,6 +39,7 @@
 #include "qkov/io/memory_headroom.hpp"
 #include "qkov/io/untrusted_json.hpp"
 #include "qkov/labels/vocabulary.hpp"
+#include "qkov/scan/composition_tensors.hpp"
 #include "qkov/scan/scan_json.hpp"
 #include "qkov/scan/scan_json_keys.hpp"
 
@@ -45,10 +50,12 @@ struct scan_merge_error : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
-/// One scan's document and the name its messages use (its file).
+/// One scan's document, the name its messages use (its file) and the directory of its file, where
+/// the tensors its document names are.
 struct scan_shard {
     std::string name;
     nlohmann::json document;
+    std::filesystem::path directory;
 };
 
 /// Throws scan_merge_error unless `file` is a regular file.
@@ -69,13 +76,14 @@ inline scan_shard read_scan_shard(const std::filesystem::path& file)
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto parsed = io::parse_untrusted_json(text, 64);  // a scan document nests 6 levels
     if (const auto* problem = std::get_if<std::string>(&parsed)) throw scan_merge_error("qkov: " + name + ": " + *problem);
-    return {name, std::get<nlohmann::json>(std::move(parsed))};
+    return {name, std::get<nlohmann::json>(std::move(parsed)), file.parent_path()};
 }
 
 /// The memory a merge of shards totalling `bytes` of JSON needs at its peak: every shard's tree
 /// (moved, not copied, into the merged one) and the merged text while it grows (its buffer doubles,
 /// so up to three times its length at a reallocation). Measured 4.2 bytes per byte of shard (70 MB
-/// of shards of `qkov scan` documents, 298 MB at the peak), counted 5.
+/// of shards of `qkov scan` documents with their pairs as JSON, 298 MB at the peak), counted 5. The
+/// tensors are read a row at a time and not counted.
 inline std::uint64_t merge_memory_needed(std::uint64_t bytes)
 {
     return bytes * (io::json_tree_bytes_per_text_byte + 3);
@@ -120,6 +128,7 @@ namespace detail {
 struct checked_shard {
     scan_shard* shard = nullptr;
     std::size_t first = 0, last = 0;
+    composition_tensors_ref tensors;  ///< what its document says of its tensors
 };
 
 inline std::size_t index_at(const nlohmann::json& j, const std::string& what, const std::string& file)
@@ -148,18 +157,41 @@ inline std::pair<std::size_t, std::size_t> head_id(const nlohmann::json& j, cons
     return {index_at(j[0], what, file), index_at(j[1], what, file)};
 }
 
+/// What a shard's `composition` says of its tensors. The file must be a plain name, beside the
+/// document (a path from an untrusted document would read any file the merge may read).
+inline composition_tensors_ref tensors_ref_of(const nlohmann::json& j, const std::string& file)
+{
+    namespace k = scan_json_keys;
+    const auto c = j.find(k::composition);
+    const std::string where = std::string(k::composition) + ".";
+    if (c == j.end() || !c->is_object()) throw scan_merge_error("qkov: " + file + ": " + k::composition + " is not an object naming the pairs' tensors");
+    composition_tensors_ref ref;
+    for (auto [key, to] : {std::pair{k::tensors_file, &ref.file}, {k::tensors_sha256, &ref.sha256}}) {
+        const auto it = c->find(key);
+        if (it == c->end() || !it->is_string()) throw scan_merge_error("qkov: " + file + ": " + where + key + " is not a string");
+        *to = it->get<std::string>();
+    }
+    if (ref.file.empty() || ref.file == "." || ref.file == ".." || ref.file.find_first_of("/\\") != std::string::npos)
+        throw scan_merge_error("qkov: " + file + ": " + where + k::tensors_file + " " + nlohmann::json(ref.file).dump() +
+                               " is not the name of a file beside the document");
+    const auto pairs = c->find(k::pair_count);
+    if (pairs == c->end() || !pairs->is_number_integer() || pairs->get<std::int64_t>() < 0) throw scan_merge_error("qkov: " + file + ": " + where + k::pair_count + " is not a count");
+    ref.pairs = pairs->get<std::size_t>();
+    return ref;
+}
+
 inline checked_shard check_shard(scan_shard& s)
 {
     namespace k = scan_json_keys;
     const auto& j = s.document;
     if (!j.is_object() || j.value(k::schema, std::string()) != k::schema_name)
         throw scan_merge_error("qkov: " + s.name + ": expected a document of schema " + k::schema_name + " (qkov scan --json)");
-    for (const char* array : {k::heads, k::composition, k::facts})
+    for (const char* array : {k::heads, k::facts})
         if (!j.contains(array) || !j[array].is_array()) throw scan_merge_error("qkov: " + s.name + ": " + array + " is not a list");
     if (!j.contains(k::model) || !j[k::model].is_object()) throw scan_merge_error("qkov: " + s.name + ": " + k::model + " is not an object");
     const auto range = j.find(k::scanned_layers);
     if (range == j.end() || !range->is_array() || range->size() != 2) throw scan_merge_error("qkov: " + s.name + ": " + k::scanned_layers + " is not [first, last]");
-    checked_shard c{&s, index_at((*range)[0], k::scanned_layers, s.name), index_at((*range)[1], k::scanned_layers, s.name)};
+    checked_shard c{&s, index_at((*range)[0], k::scanned_layers, s.name), index_at((*range)[1], k::scanned_layers, s.name), tensors_ref_of(j, s.name)};
     if (c.first > c.last) throw scan_merge_error("qkov: " + s.name + ": " + k::scanned_layers + " " + range->dump() + " run backwards");
     // The seed-head model's facts read both of its layers at once; no shard can state them.
     for (const auto& f : j[k::facts])
@@ -192,16 +224,15 @@ inline std::string first_difference(const nlohmann::json& a, const std::string& 
     return section + at.to_string() + " is " + shown(a_text) + " in " + a_name + ", " + shown(b_text) + " in " + b_name;
 }
 
-/// What the merged document has seen so far: each head and each pair at most once.
+/// What the merged document has seen so far: each head at most once.
 struct merge_census {
     std::size_t heads_per_layer = 0;
     std::set<std::pair<std::size_t, std::size_t>> heads;
-    std::set<std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>> pairs;
 };
 
-/// Heads and pairs of the shard lie in its layers and the model's heads, once each across all
-/// shards; labels are the vocabulary's: a document edited by hand, or written by another tool,
-/// would otherwise merge into a repeated, misplaced or meaningless entry.
+/// Heads of the shard lie in its layers and the model's heads, once each across all shards; labels
+/// are the vocabulary's: a document edited by hand, or written by another tool, would otherwise
+/// merge into a repeated, misplaced or meaningless entry.
 inline void check_contents(const checked_shard& c, merge_census& census)
 {
     namespace k = scan_json_keys;
@@ -225,23 +256,6 @@ inline void check_contents(const checked_shard& c, merge_census& census)
             if (!label.is_string() || !labels::parse_label(label.get<std::string>()))
                 throw scan_merge_error("qkov: " + file + ": " + where + " has the label " + label.dump() + ", which is not in qkov's vocabulary");
     }
-    for (std::size_t i = 0; i < j[k::composition].size(); ++i) {
-        const std::string where = std::string(k::composition) + "[" + std::to_string(i) + "]";
-        if (!j[k::composition][i].is_object() || !j[k::composition][i].contains(k::target))
-            throw scan_merge_error("qkov: " + file + ": " + where + " has no " + k::target);
-        const auto [layer, head] = head_id(j[k::composition][i][k::target], where + "." + k::target, file);
-        if (outside(layer))
-            throw scan_merge_error("qkov: " + file + ": " + where + "'s target " + std::to_string(layer) + "." + std::to_string(head) + " is outside" + layers +
-                                   " (a pair belongs to the shard of its later head)");
-        if (!j[k::composition][i].contains(k::source)) throw scan_merge_error("qkov: " + file + ": " + where + " has no " + k::source);
-        const auto [from_layer, from_head] = head_id(j[k::composition][i][k::source], where + "." + k::source, file);
-        const std::string pair = std::to_string(from_layer) + "." + std::to_string(from_head) + " -> " + std::to_string(layer) + "." + std::to_string(head);
-        if (from_layer >= layer) throw scan_merge_error("qkov: " + file + ": " + where + " is the pair " + pair + ": composition runs from an earlier layer to a later one");
-        if (head >= census.heads_per_layer || from_head >= census.heads_per_layer)
-            throw scan_merge_error("qkov: " + file + ": " + where + " is the pair " + pair + ", but the model has " + std::to_string(census.heads_per_layer) + " heads per layer");
-        if (!census.pairs.emplace(from_layer, from_head, layer, head).second)
-            throw scan_merge_error("qkov: " + file + ": " + where + " lists the pair " + pair + " a second time");
-    }
 }
 
 inline head_fact_inputs fact_inputs_of(const nlohmann::json& h, const std::string& where, const std::string& file)
@@ -257,22 +271,65 @@ inline head_fact_inputs fact_inputs_of(const nlohmann::json& h, const std::strin
             optional_number_at(h, k::absorbed_form_gap, where, file)};
 }
 
-inline composition_score pair_scores(const nlohmann::json& p, const std::string& where, const std::string& file)
+/// "l.h -> l.h" for a pair.
+inline std::string pair_name(std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th)
 {
-    namespace k = scan_json_keys;
-    const auto end = [&](const char* key) {
-        if (!p.contains(key)) throw scan_merge_error("qkov: " + file + ": " + where + " has no " + key);
-        return head_id(p[key], where + "." + key, file);
-    };
-    composition_score c;
-    std::tie(c.source_layer, c.source_head) = end(k::source);
-    std::tie(c.target_layer, c.target_head) = end(k::target);
-    c.q = number_at(p, k::q_composition, where, file), c.k = number_at(p, k::k_composition, where, file), c.v = number_at(p, k::v_composition, where, file);
-    return c;
+    return std::to_string(sl) + "." + std::to_string(sh) + " -> " + std::to_string(tl) + "." + std::to_string(th);
+}
+
+/// Each shard's tensors, opened (the file its document names, at the model's shape) and checked
+/// value by value: a pair wherever one belongs (its target in the shard's layers, its source in an
+/// earlier layer), NaN everywhere else, as many pairs as the document says, one spectrum length
+/// for all shards. Any failure is named with the shard.
+inline std::vector<composition_tensors_reader> open_shard_tensors(const std::vector<checked_shard>& order, std::size_t layers, std::size_t heads)
+{
+    std::vector<composition_tensors_reader> readers;
+    for (const auto& c : order) {
+        const std::string& file = c.shard->name;
+        try {
+            readers.emplace_back(c.shard->directory / c.tensors.file, c.tensors.sha256, layers, heads);
+        } catch (const std::exception& e) {  // composition_tensors_error, or io::model_file_error from the safetensors reader
+            throw scan_merge_error("qkov: " + file + ": its composition tensors: " + e.what());
+        }
+        const auto& r = readers.back();
+        if (r.shape().spectrum != readers.front().shape().spectrum)
+            throw scan_merge_error("qkov: " + file + ": its T3 spectra have " + std::to_string(r.shape().spectrum) + " values, those of " + order.front().shard->name +
+                                   " " + std::to_string(readers.front().shape().spectrum));
+        std::size_t pairs = 0;
+        std::vector<double> row;
+        for (std::size_t tensor = 0; tensor < composition_tensor_count; ++tensor)
+            for (std::size_t sl = 0; sl < layers; ++sl)
+                for (std::size_t sh = 0; sh < heads; ++sh) {
+                    row.resize(r.shape().row_values(tensor));
+                    r.read(tensor, sl, sh, 0, layers - 1, row);
+                    const std::size_t per_target = row.size() / (layers * heads);
+                    for (std::size_t t = 0; t < layers * heads; ++t) {
+                        const std::size_t tl = t / heads, th = t % heads;
+                        const bool belongs = tl >= c.first && tl <= c.last && sl < tl;
+                        const auto values = std::span<const double>(row).subspan(t * per_target, per_target);
+                        const bool any = std::any_of(values.begin(), values.end(), [](double v) { return !std::isnan(v); });
+                        const bool finite = std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+                        const char* name = tensor < 3 ? composition_score_tensors[tensor] : t3_tensor;
+                        if (any && !belongs)
+                            throw scan_merge_error("qkov: " + file + ": its tensor " + name + " holds the pair " + pair_name(sl, sh, tl, th) +
+                                                   (sl >= tl ? ": composition runs from an earlier layer to a later one"
+                                                             : ", outside its layers " + std::to_string(c.first) + "-" + std::to_string(c.last) +
+                                                                   " (a pair belongs to the shard of its later head)"));
+                        if (belongs && tensor < 3 && !finite)
+                            throw scan_merge_error("qkov: " + file + ": its tensor " + name + " lacks the pair " + pair_name(sl, sh, tl, th) +
+                                                   " (NaN or infinite), which a scan of its layers holds");
+                        if (belongs && tensor == 0) ++pairs;
+                    }
+                }
+        if (pairs != c.tensors.pairs)
+            throw scan_merge_error("qkov: " + file + ": its document says " + std::to_string(c.tensors.pairs) + " composition pairs, its tensors hold " +
+                                   std::to_string(pairs));
+    }
+    return readers;
 }
 
 /// merge_scans' work on shards it may empty: their lists move into the merged document.
-inline nlohmann::json merge_moving(std::vector<scan_shard>& shards)
+inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::filesystem::path& tensors)
 {
     namespace k = scan_json_keys;
     if (shards.empty()) throw scan_merge_error("qkov: no scans to merge");
@@ -322,11 +379,9 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards)
         if (key != k::heads && key != k::composition && key != k::circuits) merged[key] = value;
     merged[k::scanned_layers] = {0, layers - 1};
     auto& heads = merged[k::heads] = nlohmann::json::array();
-    auto& composition = merged[k::composition] = nlohmann::json::array();
     auto& circuits = merged[k::circuits] = nlohmann::json::array();
     std::vector<head_fact_inputs> fact_inputs;
     std::vector<std::pair<std::size_t, std::size_t>> ids;
-    std::vector<composition_score> scores;
     for (const auto& c : order) {
         check_contents(c, census);
         auto& j = c.shard->document;
@@ -336,10 +391,6 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards)
             fact_inputs.push_back(fact_inputs_of(h, where, c.shard->name));
             ids.emplace_back(h[k::layer].get<std::size_t>(), h[k::head].get<std::size_t>());
             heads.push_back(std::move(h));
-        }
-        for (std::size_t i = 0; i < j[k::composition].size(); ++i) {
-            scores.push_back(pair_scores(j[k::composition][i], std::string(k::composition) + "[" + std::to_string(i) + "]", c.shard->name));
-            composition.push_back(std::move(j[k::composition][i]));
         }
         // A shard's circuits are those of its heads (their later side is in its layers), in its heads' order.
         const auto listed = j.find(k::circuits);
@@ -352,7 +403,33 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards)
         throw scan_merge_error("qkov: the shards hold " + std::to_string(census.heads.size()) + " heads, but the model has " + std::to_string(layers) + " layers x " +
                                std::to_string(census.heads_per_layer) + " heads: a shard lacks some of its heads");
     merged[k::facts] = facts_json(model_facts(fact_inputs));
-    merged[k::strongest_edges] = strongest_edges_json(ids, scores);
+
+    const auto readers = open_shard_tensors(order, layers, census.heads_per_layer);
+    const composition_tensors_shape shape = readers.front().shape();
+    // Row (source layer, source head) of tensor `tensor`: each target layer's values from its shard.
+    const auto row = [&](std::size_t tensor, std::size_t layer, std::size_t head, std::span<double> out) {
+        const std::size_t per_layer = shape.row_values(tensor) / layers;
+        for (std::size_t i = 0; i < order.size(); ++i)
+            readers[i].read(tensor, layer, head, order[i].first, order[i].last,
+                            out.subspan(order[i].first * per_layer, (order[i].last - order[i].first + 1) * per_layer));
+    };
+    composition_tensors_ref written;
+    io::write_file_atomically_in_pieces(tensors, [&](const auto& put) { written.sha256 = put_composition_tensors(put, shape, row); });
+    written.file = tensors.filename().string();
+    for (const auto& c : order) written.pairs += c.tensors.pairs;
+    merged[k::composition] = composition_json(written);
+    // Each head's strongest targets among its own pairs, in the whole scan's order (target layer,
+    // then target head), one head's row at a time.
+    nlohmann::json edges = nlohmann::json::array();
+    std::vector<double> scores[3];
+    for (const auto& [layer, head] : ids) {
+        std::vector<composition_score> mine;
+        for (std::size_t t = 0; t < 3; ++t) scores[t].resize(shape.row_values(t)), row(t, layer, head, scores[t]);
+        for (std::size_t target = (layer + 1) * shape.heads; target < shape.row_values(0); ++target)
+            mine.push_back({layer, head, target / shape.heads, target % shape.heads, scores[0][target], scores[1][target], scores[2][target], nullptr});
+        edges.push_back(strongest_edges_entry(layer, head, mine));
+    }
+    merged[k::strongest_edges] = std::move(edges);
     return merged;
 }
 
@@ -362,15 +439,18 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards)
 /// scan of the same model (its summary and path) with the same thresholds and options; any other
 /// set of shards is a scan_merge_error naming the shard and the difference.
 ///
-/// The shards' heads, pairs and circuits are moved into the merged document, not copied: a copy
-/// held every shard's tree twice, and a std::bad_alloc inside one (a tree's copy constructor)
-/// unwound into a destructor that allocates and ended the process. On any exception the trees are
-/// released without allocating (io/json_release.hpp) before it goes on.
-inline nlohmann::json merge_scans(std::vector<scan_shard> shards)
+/// The merged pairs' tensors are written to `tensors` (whole or not at all), which the document
+/// names by its file name: the caller writes the document beside it.
+///
+/// The shards' heads and circuits are moved into the merged document, not copied: a copy held
+/// every shard's tree twice, and a std::bad_alloc inside one (a tree's copy constructor) unwound
+/// into a destructor that allocates and ended the process. On any exception the trees are released
+/// without allocating (io/json_release.hpp) before it goes on.
+inline nlohmann::json merge_scans(std::vector<scan_shard> shards, const std::filesystem::path& tensors)
 {
     nlohmann::json merged;
     try {
-        merged = detail::merge_moving(shards);
+        merged = detail::merge_moving(shards, tensors);
     } catch (...) {
         io::release_json_tree(merged);
         for (auto& s : shards) io::release_json_tree(s.document);
