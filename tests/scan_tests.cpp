@@ -577,18 +577,25 @@ scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, 
     auto shard = read_scan_shard(dir / name);
     shard.name = name;
     const auto& c = shard.document.at("composition");
-    BOOST_TEST(c.at("tensors").get<std::string>() == composition_tensors_name(name));
     BOOST_TEST(c.at("pairs").get<std::size_t>() == r.composition.size());
     const std::size_t L = m.config().layers, H = m.config().heads;
     const composition_tensors_reader tensors(dir / c.at("tensors").get<std::string>(), c.at("sha256").get<std::string>(), L, H);
+    BOOST_TEST(tensors.shape().spectrum == m.config().head_dim);
     std::vector<double> row(L * H), spectra(L * H * tensors.shape().spectrum);
-    std::size_t finite = 0;
-    for (std::size_t sl = 0; sl < L; ++sl)
-        for (std::size_t sh = 0; sh < H; ++sh) {
-            tensors.read(0, sl, sh, 0, L - 1, row);
-            finite += static_cast<std::size_t>(std::count_if(row.begin(), row.end(), [](double v) { return !std::isnan(v); }));
-        }
-    BOOST_TEST(finite == r.composition.size());
+    // Every tensor: as many places hold values as there are pairs, the NaN of absence in all others.
+    for (std::size_t t = 0; t < 4; ++t) {
+        std::size_t finite = 0, absent = 0;
+        auto& values = t == 3 ? spectra : row;
+        for (std::size_t sl = 0; sl < L; ++sl)
+            for (std::size_t sh = 0; sh < H; ++sh) {
+                tensors.read(t, sl, sh, 0, L - 1, values);
+                finite += static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return std::isfinite(v); }));
+                absent += static_cast<std::size_t>(std::count_if(values.begin(), values.end(), marks_absence));
+            }
+        const std::size_t per_pair = t == 3 ? tensors.shape().spectrum : 1;
+        BOOST_TEST(finite == r.composition.size() * per_pair);
+        BOOST_TEST(absent == (L * H * L * H - r.composition.size()) * per_pair);
+    }
     for (const auto& p : r.composition) {
         for (std::size_t t = 0; t < 3; ++t) {
             tensors.read(t, p.source_layer, p.source_head, 0, L - 1, row);
@@ -646,12 +653,20 @@ BOOST_AUTO_TEST_CASE(sharded_scan_merges_to_the_whole)
 
 namespace {
 
-/// A copy of `s` whose tensors are its own with edit(tensor name, values) applied, written as
-/// `file` beside its document, which names them by their new SHA-256.
-scan_shard with_tensors(scan_shard s, const std::string& file, const std::function<void(const std::string&, std::vector<double>&)>& edit)
+/// A copy of `s` whose tensors are `tensors`, written as `file` beside its document, which names
+/// them by their SHA-256.
+scan_shard with_tensor_file(scan_shard s, const std::string& file, const std::vector<qkov::io::tensor_to_write>& tensors)
 {
-    const auto& c = s.document["composition"];
-    const qkov::io::safetensors_file in(s.directory / c["tensors"].get<std::string>());
+    qkov::io::write_safetensors(s.directory / file, tensors);
+    s.document["composition"]["tensors"] = file;
+    s.document["composition"]["sha256"] = file_sha256(s.directory / file);
+    return s;
+}
+
+/// `s`'s own tensors, float64, with edit(tensor name, values) applied.
+std::vector<qkov::io::tensor_to_write> edited_tensors(const scan_shard& s, const std::function<void(const std::string&, std::vector<double>&)>& edit)
+{
+    const qkov::io::safetensors_file in(s.directory / s.document["composition"]["tensors"].get<std::string>());
     std::vector<qkov::io::tensor_to_write> tensors;
     for (const char* name : {"q_composition", "k_composition", "v_composition", "t3_singular_values"}) {
         const auto* t = in.find(name);
@@ -660,10 +675,12 @@ scan_shard with_tensors(scan_shard s, const std::string& file, const std::functi
         edit(name, values);
         tensors.push_back({name, t->shape, {}, values});
     }
-    qkov::io::write_safetensors(s.directory / file, tensors);
-    s.document["composition"]["tensors"] = file;
-    s.document["composition"]["sha256"] = file_sha256(s.directory / file);
-    return s;
+    return tensors;
+}
+
+scan_shard with_tensors(const scan_shard& s, const std::string& file, const std::function<void(const std::string&, std::vector<double>&)>& edit)
+{
+    return with_tensor_file(s, file, edited_tensors(s, edit));
 }
 
 } // namespace
@@ -708,8 +725,25 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "../b.tensors.safetensors"; })}),
           "b.json: composition.tensors \"../b.tensors.safetensors\" is not the name of a file beside the document");
     check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "absent.safetensors"; })}), "absent.safetensors: no such file");
-    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["sha256"] = "00"; })}), ", not the 00 the document names: not the file scanned with it");
-    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "a.tensors.safetensors"; })}), "b.json: its composition tensors:");
+    BOOST_TEST(b.document["composition"]["tensors"] == "b.tensors.safetensors");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["sha256"] = "00"; })}), "its SHA-256 is not the 00 the document names: not the file scanned with it");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "a.tensors.safetensors"; })}),
+          "b.json: its composition tensors: " + (dir / "a.tensors.safetensors").string() + ": its SHA-256 is not the");
+    fs::create_symlink(dir / "b.tensors.safetensors", dir / "link.safetensors");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["tensors"] = "link.safetensors"; })}), "link.safetensors: not a regular file");
+    // Files the document names by their right checksum, but not the four float64 tensors of the model's shape.
+    auto f32 = edited_tensors(b, [](const std::string&, auto&) {});
+    f32[0].values.assign(f32[0].values64.begin(), f32[0].values64.end()), f32[0].values64.clear();
+    check(merge_error({a, with_tensor_file(b, "f32.safetensors", f32)}), "f32.safetensors: q_composition is not float64");
+    auto five = edited_tensors(b, [](const std::string&, auto&) {});
+    five.push_back({"extra", {1}, {}, {0.0}});
+    check(merge_error({a, with_tensor_file(b, "five.safetensors", five)}), "five.safetensors: holds 5 tensors, not 4");
+    auto reshaped = edited_tensors(b, [](const std::string&, auto&) {});
+    reshaped[1].shape = {4, 2, 2, 4};
+    check(merge_error({a, with_tensor_file(b, "reshaped.safetensors", reshaped)}), "k_composition does not have the model's shape (2 layers x 4 heads)");
+    auto short_spectra = edited_tensors(b, [](const std::string&, auto&) {});
+    short_spectra[3].shape.back() = 1, short_spectra[3].values64.resize(64);
+    check(merge_error({a, with_tensor_file(b, "short.safetensors", short_spectra)}), "b.json: its T3 spectra have 1 values, not the model's head dimension");
     check(merge_error({a, edited(b, [](auto& j) { j["composition"]["pairs"] = 99; })}), "b.json: its document says 99 composition pairs, its tensors hold 16");
     // q_composition[0, 0, 1, 0] is the pair 0.0 -> 1.0, which belongs to b (layer 1), not to a.
     const auto at = [](std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th) { return ((sl * 4 + sh) * 2 + tl) * 4 + th; };
@@ -721,6 +755,8 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
           "b.json: its tensor k_composition lacks the pair 0.2 -> 1.3 (NaN or infinite), which a scan of its layers holds");
     check(merge_error({a, with_tensors(b, "b4.safetensors", [&](const std::string& n, auto& v) { if (n == "t3_singular_values") v[at(1, 0, 0, 0) * (v.size() / 64)] = 1; })}),
           "b.json: its tensor t3_singular_values holds the pair 1.0 -> 0.0");
+    check(merge_error({a, with_tensors(b, "b6.safetensors", [&](const std::string& n, auto& v) { if (n == "q_composition") v[at(1, 0, 1, 1)] = -v[at(1, 0, 1, 1)]; })}),
+          "b.json: its tensor q_composition holds the pair 1.0 -> 1.1");  // another NaN's bits: absence is one NaN
     BOOST_TEST(merge_error({a, with_tensors(b, "b5.safetensors", [](const std::string&, auto&) {})}) == "(no error)");  // the copy itself merges
     // Two long values that differ past their 77th character are shown where they differ.
     const std::string long_path = std::string(100, 'x');
@@ -766,6 +802,7 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
     // for any worker count, and whatever OpenBLAS's own count (3 BLAS threads changed T3's last bits
     // when the composition product was one BLAS call). 3 workers do not divide 4 heads evenly.
     const auto saved_blas = qkov::numeric::blas_threads();
+    const auto threads_dir = fs::temp_directory_path() / "scan-tests-threads";
     std::vector<fs::path> models{write_gpt2("planted-threads", planted_tensors())};
     for (const char* name : {"fixtures/models/gpt2", "fixtures/models/llama", "real_models/llama2c-stories260K/hf"})
         if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) models.push_back(dir);
@@ -776,7 +813,7 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
             qkov::numeric::set_worker_count(workers);
             qkov::numeric::set_blas_threads(blas);
             // The document names the tensors by their SHA-256: equal documents, equal tensors.
-            const auto document = scan_files(m, 0, std::nullopt, fs::temp_directory_path() / "scan-tests-threads", "scan.json").document;
+            const auto document = scan_files(m, 0, std::nullopt, threads_dir, "scan.json").document;
             if (!one) one = document;
             else BOOST_TEST((document == *one), dir << ": " << workers << " workers, " << blas << " BLAS threads against 1, 1: "
                                                     << nlohmann::json::diff(*one, document).dump().substr(0, 600));
@@ -784,6 +821,7 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
     }
     qkov::numeric::set_worker_count(0);
     if (saved_blas) qkov::numeric::set_blas_threads(*saved_blas);
+    fs::remove_all(threads_dir);
 }
 
 // What --calibrate computes, against the forward pass run apart: with a calibration text the

@@ -381,12 +381,14 @@ def read_composition(json_path):
     if os.path.basename(name) != name or name in ("", ".", ".."):
         raise ValueError(f"qkov: {json_path}: composition.tensors {name!r} is not a file beside the document")
     path = os.path.join(os.path.dirname(json_path), name)
+    if os.path.islink(path) or not os.path.isfile(path):
+        raise ValueError(f"qkov: {path}: not a regular file (the composition tensors {json_path} names)")
     with open(path, "rb") as f:
-        data = f.read()
+        data = bytearray(f.read())  # writable: the arrays are views of it, not read-only copies
     if hashlib.sha256(data).hexdigest() != composition.get("sha256"):
         raise ValueError(f"qkov: {path}: its SHA-256 is not the one {json_path} names: not the file scanned with it")
     length = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8:8 + length])
+    header = json.loads(bytes(data[8:8 + length]))
     start = 8 + length
     out = {}
     for key, entry in header.items():

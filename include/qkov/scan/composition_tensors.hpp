@@ -16,6 +16,8 @@
 #pragma once
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -41,6 +43,13 @@ inline constexpr std::size_t composition_tensor_count = 4;
 /// The longest spectrum a reader accepts: a head dimension (T3 is d x d) far past any model's.
 inline constexpr std::size_t max_t3_length = 1u << 16;
 
+/// Whether a value is the NaN that marks an absent pair, to the bit: a merge copies bytes, and
+/// another NaN would make two files of one scan differ.
+inline bool marks_absence(double v)
+{
+    return std::bit_cast<std::uint64_t>(v) == std::bit_cast<std::uint64_t>(std::numeric_limits<double>::quiet_NaN());
+}
+
 /// The tensors' dimensions: the model's layers and heads per layer, the spectra's length.
 struct composition_tensors_shape {
     std::size_t layers = 0, heads = 0, spectrum = 0;
@@ -55,7 +64,8 @@ struct composition_tensors_ref {
     std::size_t pairs = 0;
 };
 
-/// A reader's error: the file is absent, is not what the JSON names, or holds misplaced values.
+/// A reader's error: the file is absent, not a regular file, or not the four tensors of the
+/// model's shape the JSON names.
 struct composition_tensors_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -103,7 +113,8 @@ composition_tensors_ref put_composition_tensors(Put&& put, const std::vector<com
 {
     const std::size_t layers = shape.layers, heads = shape.heads;
     constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-    std::vector<std::size_t> at(layers * heads * layers * heads, none);  // pair index by [source, target]
+    const std::size_t places = io::shape_count({"q_composition", {layers, heads, layers, heads}, true});  // throws on overflow
+    std::vector<std::size_t> at(places, none);  // pair index by [source, target]
     for (std::size_t i = 0; i < pairs.size(); ++i) {
         const auto& p = pairs[i];
         if (p.source_layer >= p.target_layer || p.target_layer >= layers || p.source_head >= heads || p.target_head >= heads)
@@ -148,16 +159,22 @@ inline std::string file_sha256(const std::filesystem::path& path)
     return io::sha256().update(bytes.data(), bytes.size()).hex();
 }
 
-/// One document's tensor file, read after checking that it is the file the document names (its
-/// SHA-256), holds the four tensors in float64 at the model's shape, and nothing else. Rows are read
-/// in pieces (a target layer range of one source head's row), never the whole file.
+/// One document's tensor file, read after checking that it is a regular file (not a link: a name
+/// beside an untrusted document must not reach another file), holds the four tensors in float64 at
+/// the model's shape and nothing else (the safetensors reader's checks first, which read only the
+/// header), and is the file the document names (its SHA-256, over every byte, last). Rows are read
+/// in pieces (a target layer range of one source head's row), never the whole file. What the
+/// values are, pair by pair, is the merge's to check (scan_merge.hpp). A file changed while it is
+/// read is not caught (the model readers' limit too: mapped_file_watch.hpp).
 class composition_tensors_reader {
 public:
     composition_tensors_reader(const std::filesystem::path& path, const std::string& sha256, std::size_t layers, std::size_t heads) : path_(path.string())
     {
-        if (!std::filesystem::is_regular_file(path)) throw composition_tensors_error(path_ + ": no such file (the document's composition tensors)");
-        if (const auto actual = file_sha256(path); actual != sha256)
-            throw composition_tensors_error(path_ + ": its SHA-256 is " + actual + ", not the " + sha256 + " the document names: not the file scanned with it");
+        std::error_code ec;
+        const auto status = std::filesystem::symlink_status(path, ec);
+        if (ec || status.type() == std::filesystem::file_type::not_found) throw composition_tensors_error(path_ + ": no such file (the document's composition tensors)");
+        if (status.type() != std::filesystem::file_type::regular) throw composition_tensors_error(path_ + ": not a regular file (a link, a directory or a device)");
+        if (layers == 0 || heads == 0) throw composition_tensors_error(path_ + ": the model has no heads");
         file_.emplace(path);
         const auto names = file_->names();
         if (names.size() != composition_tensor_count) throw composition_tensors_error(path_ + ": holds " + std::to_string(names.size()) + " tensors, not 4");
@@ -179,6 +196,9 @@ public:
                                                 std::to_string(heads) + " heads)");
             tensors_[i] = t;
         }
+        // The actual checksum is not printed: it would tell the checksum of whatever file the name reaches.
+        if (file_sha256(path) != sha256)
+            throw composition_tensors_error(path_ + ": its SHA-256 is not the " + sha256 + " the document names: not the file scanned with it");
     }
 
     [[nodiscard]] const composition_tensors_shape& shape() const { return shape_; }
@@ -188,11 +208,12 @@ public:
     /// first..last, into out (row_values(tensor) / layers x (last - first + 1) values).
     void read(std::size_t tensor, std::size_t layer, std::size_t head, std::size_t first, std::size_t last, std::span<double> out) const
     {
-        const io::tensor_view& t = *tensors_.at(tensor);
+        if (tensor >= composition_tensor_count || layer >= shape_.layers || head >= shape_.heads || first > last || last >= shape_.layers)
+            throw std::logic_error("qkov: composition tensors: a read outside the tensor");
+        const io::tensor_view& t = *tensors_[tensor];
         const std::size_t per_layer = shape_.row_values(tensor) / shape_.layers;
         const std::size_t begin = (layer * shape_.heads + head) * shape_.row_values(tensor) + first * per_layer, count = (last - first + 1) * per_layer;
-        if (layer >= shape_.layers || head >= shape_.heads || first > last || last >= shape_.layers || out.size() != count)
-            throw std::logic_error("qkov: composition tensors: a read outside the tensor");
+        if (out.size() != count) throw std::logic_error("qkov: composition tensors: a read into a span of another size");
         if (t.watch) t.watch->require_unshrunk();
         std::memcpy(out.data(), t.bytes.data() + begin * sizeof(double), count * sizeof(double));
     }

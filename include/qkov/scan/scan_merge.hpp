@@ -16,7 +16,8 @@
 // and the merged document must pass what a whole scan's would: every head of the model exactly
 // once, within its shard's layers and the model's heads, with labels of the vocabulary; every
 // pair into the shard's layers from an earlier layer, and none else. Memory: the shards' JSON
-// (heads, not pairs) and one source head's row of the tensors at a time.
+// (heads, not pairs) and one source head's row of one shard's tensors at a time; the tensor
+// files are mapped, and each has the whole model's shape (NaN outside its shard's layers).
 #pragma once
 
 #include <algorithm>
@@ -82,8 +83,9 @@ inline scan_shard read_scan_shard(const std::filesystem::path& file)
 /// The memory a merge of shards totalling `bytes` of JSON needs at its peak: every shard's tree
 /// (moved, not copied, into the merged one) and the merged text while it grows (its buffer doubles,
 /// so up to three times its length at a reallocation). Measured 4.2 bytes per byte of shard (70 MB
-/// of shards of `qkov scan` documents with their pairs as JSON, 298 MB at the peak), counted 5. The
-/// tensors are read a row at a time and not counted.
+/// of shards of `qkov scan` documents with their pairs as JSON, 298 MB at the peak; documents of
+/// heads alone are trees of the same kind, numbers in objects and lists), counted 5. The tensors
+/// are read a row at a time and not counted.
 inline std::uint64_t merge_memory_needed(std::uint64_t bytes)
 {
     return bytes * (io::json_tree_bytes_per_text_byte + 3);
@@ -171,7 +173,7 @@ inline composition_tensors_ref tensors_ref_of(const nlohmann::json& j, const std
         if (it == c->end() || !it->is_string()) throw scan_merge_error("qkov: " + file + ": " + where + key + " is not a string");
         *to = it->get<std::string>();
     }
-    if (ref.file.empty() || ref.file == "." || ref.file == ".." || ref.file.find_first_of("/\\") != std::string::npos)
+    if (ref.file.empty() || ref.file == "." || ref.file == ".." || ref.file.find_first_of(std::string("/\\\0", 3)) != std::string::npos)
         throw scan_merge_error("qkov: " + file + ": " + where + k::tensors_file + " " + nlohmann::json(ref.file).dump() +
                                " is not the name of a file beside the document");
     const auto pairs = c->find(k::pair_count);
@@ -277,55 +279,57 @@ inline std::string pair_name(std::size_t sl, std::size_t sh, std::size_t tl, std
     return std::to_string(sl) + "." + std::to_string(sh) + " -> " + std::to_string(tl) + "." + std::to_string(th);
 }
 
-/// Each shard's tensors, opened (the file its document names, at the model's shape) and checked
-/// value by value: a pair wherever one belongs (its target in the shard's layers, its source in an
-/// earlier layer), NaN everywhere else, as many pairs as the document says, one spectrum length
-/// for all shards. Any failure is named with the shard.
-inline std::vector<composition_tensors_reader> open_shard_tensors(const std::vector<checked_shard>& order, std::size_t layers, std::size_t heads)
+/// Each shard's tensors, opened: the file its document names, at the model's shape, its spectra
+/// of the model's head dimension. Any failure is named with the shard.
+inline std::vector<composition_tensors_reader> open_shard_tensors(const std::vector<checked_shard>& order, std::size_t layers, std::size_t heads,
+                                                                  std::size_t head_dim)
 {
     std::vector<composition_tensors_reader> readers;
     for (const auto& c : order) {
-        const std::string& file = c.shard->name;
         try {
             readers.emplace_back(c.shard->directory / c.tensors.file, c.tensors.sha256, layers, heads);
         } catch (const std::exception& e) {  // composition_tensors_error, or io::model_file_error from the safetensors reader
-            throw scan_merge_error("qkov: " + file + ": its composition tensors: " + e.what());
+            throw scan_merge_error("qkov: " + c.shard->name + ": its composition tensors: " + e.what());
         }
-        const auto& r = readers.back();
-        if (r.shape().spectrum != readers.front().shape().spectrum)
-            throw scan_merge_error("qkov: " + file + ": its T3 spectra have " + std::to_string(r.shape().spectrum) + " values, those of " + order.front().shard->name +
-                                   " " + std::to_string(readers.front().shape().spectrum));
-        std::size_t pairs = 0;
-        std::vector<double> row;
-        for (std::size_t tensor = 0; tensor < composition_tensor_count; ++tensor)
-            for (std::size_t sl = 0; sl < layers; ++sl)
-                for (std::size_t sh = 0; sh < heads; ++sh) {
-                    row.resize(r.shape().row_values(tensor));
-                    r.read(tensor, sl, sh, 0, layers - 1, row);
-                    const std::size_t per_target = row.size() / (layers * heads);
-                    for (std::size_t t = 0; t < layers * heads; ++t) {
-                        const std::size_t tl = t / heads, th = t % heads;
-                        const bool belongs = tl >= c.first && tl <= c.last && sl < tl;
-                        const auto values = std::span<const double>(row).subspan(t * per_target, per_target);
-                        const bool any = std::any_of(values.begin(), values.end(), [](double v) { return !std::isnan(v); });
-                        const bool finite = std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
-                        const char* name = tensor < 3 ? composition_score_tensors[tensor] : t3_tensor;
-                        if (any && !belongs)
-                            throw scan_merge_error("qkov: " + file + ": its tensor " + name + " holds the pair " + pair_name(sl, sh, tl, th) +
-                                                   (sl >= tl ? ": composition runs from an earlier layer to a later one"
-                                                             : ", outside its layers " + std::to_string(c.first) + "-" + std::to_string(c.last) +
-                                                                   " (a pair belongs to the shard of its later head)"));
-                        if (belongs && tensor < 3 && !finite)
-                            throw scan_merge_error("qkov: " + file + ": its tensor " + name + " lacks the pair " + pair_name(sl, sh, tl, th) +
-                                                   " (NaN or infinite), which a scan of its layers holds");
-                        if (belongs && tensor == 0) ++pairs;
-                    }
-                }
-        if (pairs != c.tensors.pairs)
-            throw scan_merge_error("qkov: " + file + ": its document says " + std::to_string(c.tensors.pairs) + " composition pairs, its tensors hold " +
-                                   std::to_string(pairs));
+        if (readers.back().shape().spectrum != head_dim)
+            throw scan_merge_error("qkov: " + c.shard->name + ": its T3 spectra have " + std::to_string(readers.back().shape().spectrum) +
+                                   " values, not the model's head dimension " + std::to_string(head_dim));
     }
     return readers;
+}
+
+/// Reads row (layer, head) of a shard's tensor whole and checks it value by value: a pair wherever
+/// one belongs (its target in the shard's layers, its source in an earlier layer), finite, and
+/// the NaN of absence everywhere else. Returns the pairs the row holds. The values copied are
+/// the values checked: one read serves both.
+inline std::size_t read_checked_row(const composition_tensors_reader& r, const checked_shard& c, std::size_t tensor, std::size_t layer, std::size_t head,
+                                    std::vector<double>& row)
+{
+    const std::string& file = c.shard->name;
+    row.resize(r.shape().row_values(tensor));
+    try {
+        r.read(tensor, layer, head, 0, r.shape().layers - 1, row);
+    } catch (const std::exception& e) {  // io::model_file_error: the file shrank since it was opened
+        throw scan_merge_error("qkov: " + file + ": its composition tensors: " + e.what());
+    }
+    const std::size_t heads = r.shape().heads, targets = r.shape().layers * heads, per_target = row.size() / targets;
+    const char* name = tensor < 3 ? composition_score_tensors[tensor] : t3_tensor;
+    std::size_t pairs = 0;
+    for (std::size_t t = 0; t < targets; ++t) {
+        const std::size_t tl = t / heads, th = t % heads;
+        const bool belongs = tl >= c.first && tl <= c.last && layer < tl;
+        const auto values = std::span<const double>(row).subspan(t * per_target, per_target);
+        if (!belongs && !std::all_of(values.begin(), values.end(), marks_absence))
+            throw scan_merge_error("qkov: " + file + ": its tensor " + name + " holds the pair " + pair_name(layer, head, tl, th) +
+                                   (layer >= tl ? ": composition runs from an earlier layer to a later one"
+                                                : ", outside its layers " + std::to_string(c.first) + "-" + std::to_string(c.last) +
+                                                      " (a pair belongs to the shard of its later head)"));
+        if (belongs && !std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); }))
+            throw scan_merge_error("qkov: " + file + ": its tensor " + name + " lacks the pair " + pair_name(layer, head, tl, th) +
+                                   " (NaN or infinite), which a scan of its layers holds");
+        pairs += belongs;
+    }
+    return pairs;
 }
 
 /// merge_scans' work on shards it may empty: their lists move into the merged document.
@@ -404,27 +408,42 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::f
                                std::to_string(census.heads_per_layer) + " heads: a shard lacks some of its heads");
     merged[k::facts] = facts_json(model_facts(fact_inputs));
 
-    const auto readers = open_shard_tensors(order, layers, census.heads_per_layer);
+    const auto head_dim = base.document[k::model].value(k::model_head_dim, nlohmann::json());
+    const auto readers = open_shard_tensors(order, layers, census.heads_per_layer, index_at(head_dim, std::string(k::model) + "." + k::model_head_dim, base.name));
     const composition_tensors_shape shape = readers.front().shape();
-    // Row (source layer, source head) of tensor `tensor`: each target layer's values from its shard.
+    // Row (source layer, source head) of tensor `tensor`: each shard's row read and checked whole,
+    // its target layers copied. One row per shard is held at a time.
+    std::vector<std::size_t> pairs(order.size(), 0);
+    std::vector<double> shard_row;
     const auto row = [&](std::size_t tensor, std::size_t layer, std::size_t head, std::span<double> out) {
         const std::size_t per_layer = shape.row_values(tensor) / layers;
-        for (std::size_t i = 0; i < order.size(); ++i)
-            readers[i].read(tensor, layer, head, order[i].first, order[i].last,
-                            out.subspan(order[i].first * per_layer, (order[i].last - order[i].first + 1) * per_layer));
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const std::size_t held = read_checked_row(readers[i], order[i], tensor, layer, head, shard_row);
+            if (tensor == 0) pairs[i] += held;
+            std::copy_n(shard_row.begin() + static_cast<std::ptrdiff_t>(order[i].first * per_layer), (order[i].last - order[i].first + 1) * per_layer,
+                        out.begin() + static_cast<std::ptrdiff_t>(order[i].first * per_layer));
+        }
     };
-    composition_tensors_ref written;
-    io::write_file_atomically_in_pieces(tensors, [&](const auto& put) { written.sha256 = put_composition_tensors(put, shape, row); });
-    written.file = tensors.filename().string();
-    for (const auto& c : order) written.pairs += c.tensors.pairs;
+    composition_tensors_ref written{tensors.filename().string(), "", 0};
+    io::write_file_atomically_in_pieces(tensors, [&](const auto& put) {
+        written.sha256 = put_composition_tensors(put, shape, row);
+        // Thrown here, the merged file is not written.
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            if (pairs[i] != order[i].tensors.pairs)
+                throw scan_merge_error("qkov: " + order[i].shard->name + ": its document says " + std::to_string(order[i].tensors.pairs) +
+                                       " composition pairs, its tensors hold " + std::to_string(pairs[i]));
+            written.pairs += pairs[i];
+        }
+    });
     merged[k::composition] = composition_json(written);
     // Each head's strongest targets among its own pairs, in the whole scan's order (target layer,
-    // then target head), one head's row at a time.
+    // then target head), one head's row at a time, read from the merged file just written.
+    const composition_tensors_reader whole(tensors, written.sha256, layers, census.heads_per_layer);
     nlohmann::json edges = nlohmann::json::array();
     std::vector<double> scores[3];
     for (const auto& [layer, head] : ids) {
         std::vector<composition_score> mine;
-        for (std::size_t t = 0; t < 3; ++t) scores[t].resize(shape.row_values(t)), row(t, layer, head, scores[t]);
+        for (std::size_t t = 0; t < 3; ++t) scores[t].resize(shape.row_values(t)), whole.read(t, layer, head, 0, layers - 1, scores[t]);
         for (std::size_t target = (layer + 1) * shape.heads; target < shape.row_values(0); ++target)
             mine.push_back({layer, head, target / shape.heads, target % shape.heads, scores[0][target], scores[1][target], scores[2][target], nullptr});
         edges.push_back(strongest_edges_entry(layer, head, mine));
