@@ -34,6 +34,113 @@ def _table(rows):
     return table[first + [c for c in table.columns if c not in first]]
 
 
+def _kinds(rows, prefix=""):
+    """name -> "objects", "strings" or "numbers" for every list at any depth of the rows (dotted
+    names), judged on the non-empty lists (a list empty in every row counts as strings)."""
+    kinds = {}
+    for row in rows:
+        for key, value in row.items():
+            name = prefix + key
+            if isinstance(value, dict):
+                for inner, kind in _kinds([value], name + ".").items():
+                    if kind != "strings" or inner not in kinds:
+                        kinds[inner] = kind
+            elif isinstance(value, list):
+                if value and all(isinstance(x, dict) for x in value):
+                    kinds[name] = "objects"
+                elif value and not all(isinstance(x, str) for x in value):
+                    kinds[name] = "numbers"
+                else:
+                    kinds.setdefault(name, "strings")
+    return kinds
+
+
+def _flatten(row, kinds, prefix, flat, values, objects):
+    """One row split into flat columns (flat: dotted name -> scalar), numeric lists (values: name
+    -> list) and lists of objects (objects: name -> list). In `flat` a list of strings is one
+    space-separated string, an [a, b] "_interval" its ".low" and ".high", a list of objects with
+    labels their labels (as strings)."""
+    for key, value in row.items():
+        name = prefix + key
+        kind = kinds.get(name)
+        if isinstance(value, dict):
+            _flatten(value, kinds, name + ".", flat, values, objects)
+        elif kind == "objects":
+            objects[name] = value or []
+            if all("label" in x for x in objects[name]):
+                flat[name] = " ".join(x["label"] for x in objects[name])
+        elif kind == "numbers":
+            values[name] = value or []
+            if name.endswith("_interval"):
+                flat[name + ".low"], flat[name + ".high"] = (value if value and len(value) == 2 else (None, None))
+        elif kind == "strings":
+            flat[name] = " ".join(value or [])
+        else:
+            flat[name] = value
+
+
+class _FlatHeads:
+    """A document's head objects as flat tables: `heads` (scalars under dotted names), `values`
+    (every list of numbers, long: layer, head, name, index, value) and `objects(name)` (a list of
+    objects, one row per item), so that no cell of any of them holds a list or a dict."""
+
+    def __init__(self, rows):
+        kinds = _kinds(rows)
+        self.heads, self.values, self.objects = [], [], {}
+        for row in rows:
+            flat, values, objects = {}, {}, {}
+            _flatten(row, kinds, "", flat, values, objects)
+            self.heads.append(flat)
+            at = {"layer": row.get("layer"), "head": row.get("head")}
+            for name, numbers_ in values.items():
+                self.values += [{**at, "name": name, "index": i, "value": v} for i, v in enumerate(numbers_)]
+            for name, items in objects.items():
+                table = self.objects.setdefault(name, [])
+                for i, item in enumerate(items):
+                    cells, inner_values = {}, {}
+                    _flatten(item, _kinds([item]), "", cells, inner_values, {})
+                    for inner, numbers_ in inner_values.items():
+                        cells.update({f"{inner}.{j}": v for j, v in enumerate(numbers_)})
+                    table.append({**at, "item": i, **cells})
+
+
+class _HeadTables:
+    """A document's heads as flat tables (_FlatHeads), for a scan and a detection alike; the class
+    names its head objects with _heads_rows()."""
+
+    def _flat(self):
+        if getattr(self, "_flat_heads", None) is None:
+            self._flat_heads = _FlatHeads(self._heads_rows())
+        return self._flat_heads
+
+    @property
+    def heads(self):
+        """One row per head, flat: every number and string of the document's head object under its
+        dotted name (evidence.rope.slow_share, token_copying.top1_share, ...), lists of labels as
+        space-separated labels, an interval as its .low and .high; the lists of numbers are in
+        head_values, the lists of objects in head_objects(name)."""
+        return _table(self._flat().heads)
+
+    @property
+    def head_values(self):
+        """Every list of numbers of every head, long: layer, head, name (qk_singular_values,
+        mean_field.attention_by_offset, ...), index, value."""
+        return _table(self._flat().values)
+
+    def head_objects(self, name):
+        """A list of objects of every head, one row per item: layer, head, item, then the item's
+        fields (flat). name: "undecided" (label, reason), "evidence.rope.pairs",
+        "attention_by_offset", ... (head_object_names lists those the document holds)."""
+        objects = self._flat().objects
+        if name not in objects:
+            raise ValueError(f"qkov: no list of objects {name!r} in the heads; they are {sorted(objects)}")
+        return _table(objects[name])
+
+    @property
+    def head_object_names(self):
+        return sorted(self._flat().objects)
+
+
 def _layer_range(layers):
     """None, one layer, an inclusive (first, last) pair or a range of step 1, as (first, last)."""
     if layers is None:
@@ -102,12 +209,13 @@ class _Document:
         return self._document
 
 
-class Scan(_Document):
+class Scan(_Document, _HeadTables):
     """The scan of a model's weights (`qkov scan`), float64.
 
-    heads            one row per scanned head with every metric, its labels, what is undecided and the
-                     evidence (a pandas DataFrame when pandas is importable, else a list of dicts):
-                     the document's "heads" array
+    heads            one row per scanned head, flat (a pandas DataFrame when pandas is importable, else a
+                     list of dicts): every metric and evidence under its dotted name, labels as text
+    head_values      every list of numbers of the heads (singular values, offset profiles), long
+    head_objects(n)  a list of objects of the heads ("undecided" with reasons, "evidence.rope.pairs"), long
     composition(k)   ndarray [n_layers, n_heads, n_layers, n_heads] of the Q-, K- or V-composition
                      score (k = "q", "k" or "v") indexed [source layer, source head, target layer,
                      target head], NaN where a pair cannot compose (target not in a later scanned
@@ -129,6 +237,9 @@ class Scan(_Document):
     def save(self, json_path):
         return self._native.save(_path("json_path", json_path))
 
+    def _heads_rows(self):
+        return self.document["heads"]
+
     @property
     def scanned_layers(self):
         """(first, last), inclusive."""
@@ -139,10 +250,6 @@ class Scan(_Document):
         """The input the labels predict behaviour on: "random tokens", "own text" (calibrate="self"),
         "file PATH" or "given sequences"; qkov.detect(..., scan=this) judges them on it."""
         return self._native.input
-
-    @property
-    def heads(self):
-        return _table(self.document["heads"])
 
     @property
     def circuits(self):
@@ -218,17 +325,22 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
                       None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed)))
 
 
-class _Behaviours:
+class _Behaviours(_HeadTables):
     """The per-head accessors a detection's random tokens and its text share: each reads the native
     detection on the random tokens (_on_text False) or on the text (True)."""
 
     _on_text = False
 
     def score(self, behaviour):
-        """ndarray [n_layers, n_heads]: the mean over the samples of TransformerLens' score ("mul")."""
+        """ndarray [n_layers, n_heads]: each head's measure of the behaviour, the mean over the
+        samples, NaN where a head has none. behaviour: any of `behaviours` (every one the detection
+        measures and shows() decides): TransformerLens' "previous_token", "duplicate_token" and
+        "induction" scores ("mul"), "sink", "offset_<k>", "repeat_shift_<s>", "positional", "copy", ..."""
         return self._native.score(behaviour, self._on_text)
 
     def spread(self, behaviour):
+        """ndarray [n_layers, n_heads]: the sample standard deviation behind score(behaviour), NaN
+        where there is none."""
         return self._native.spread(behaviour, self._on_text)
 
     @property
@@ -252,10 +364,6 @@ class _Behaviours:
     @property
     def behaviours(self):
         return self._native.behaviours
-
-    @property
-    def heads(self):
-        return _table(self._heads_rows())
 
 
 class TextBehaviour(_Behaviours):
@@ -292,11 +400,13 @@ class Detection(_Document, _Behaviours):
     and with text= the same heads on text beside them.
 
     score(b), spread(b)  ndarray [n_layers, n_heads]: the mean and the sample standard deviation over the
-                         samples of TransformerLens' score b ("previous_token", "duplicate_token", "induction")
+                         samples of behaviour b's measure, b any of `behaviours` (TransformerLens' three
+                         scores "previous_token", "duplicate_token", "induction", and every other rule)
     previous_token, duplicate_token, induction   the means, as properties
     bos()                ndarray [n_layers, n_heads]: the mean attention on BOS
     shows(b)             bool ndarray [n_layers, n_heads]: the heads that show behaviour b (behaviours lists them)
-    heads                one row per head (DataFrame or list of dicts): the document's "heads"
+    heads                one row per head, flat (DataFrame or list of dicts): the document's "heads", every
+                         number under its dotted name; head_values and head_objects(n) hold their lists
     comparison           the weights-against-behaviour comparison with the scan given (dict), or None; its
                          "input" is the input whose behaviour judged the labels (the one the scan predicts)
     text                 the same heads on text (a TextBehaviour), or None without text=

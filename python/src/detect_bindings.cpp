@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "python_interrupt.hpp"
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -164,11 +165,24 @@ py::array_t<double> per_head(const detect::detection_result& r, const std::funct
     return out;
 }
 
-std::size_t behaviour_index(const std::string& name)
+/// The rule named `name` of a detection (every behaviour it measures: TransformerLens' three
+/// scores, sink, the offsets, the repeat shifts, positional, copy, ...), or a ValueError naming
+/// those it has.
+const detect::behaviour_rule& rule_named(const detect::detection_result& r, const std::string& name)
 {
-    for (std::size_t k = 0; k < 3; ++k)
-        if (name == detect::behaviour_names[k]) return k;
-    throw std::invalid_argument("qkov: behaviour '" + name + "': expected previous_token, duplicate_token or induction");
+    if (const auto* rule = r.rule(name)) return *rule;
+    std::string names;
+    for (const auto& rule : r.rules) names += (names.empty() ? "" : ", ") + rule.name;
+    throw std::invalid_argument("qkov: no behaviour named '" + name + "'; this detection measures " + names);
+}
+
+/// [n_layers, n_heads] of a rule's value (or spread) per head, NaN where a head has none.
+py::array_t<double> per_head_of(const detect::detection_result& r, const std::string& name, bool spread)
+{
+    const auto& rule = rule_named(r, name);
+    return per_head(r, [&](const detect::head_behaviour& h) {
+        return (spread ? rule.spread(h) : rule.value(h)).value_or(std::numeric_limits<double>::quiet_NaN());
+    });
 }
 
 } // namespace
@@ -189,16 +203,10 @@ void bind_detect(py::module_& m)
             "to_json", [](const detection_handle& d) { return detect::detection_text(d.document()); },
             "The detection's document (schema qkov.detect/2), the same text `qkov detect PATH --json FILE` writes for the same path and options.")
         .def(
-            "score", [](const detection_handle& d, const std::string& behaviour, bool on_text) {
-                const std::size_t k = behaviour_index(behaviour);
-                return per_head(d.on(on_text), [k](const detect::head_behaviour& h) { return h.score(k).mean; });
-            },
+            "score", [](const detection_handle& d, const std::string& behaviour, bool on_text) { return per_head_of(d.on(on_text), behaviour, false); },
             py::arg("behaviour"), py::arg("text") = false)
         .def(
-            "spread", [](const detection_handle& d, const std::string& behaviour, bool on_text) {
-                const std::size_t k = behaviour_index(behaviour);
-                return per_head(d.on(on_text), [k](const detect::head_behaviour& h) { return h.score(k).spread; });
-            },
+            "spread", [](const detection_handle& d, const std::string& behaviour, bool on_text) { return per_head_of(d.on(on_text), behaviour, true); },
             py::arg("behaviour"), py::arg("text") = false)
         .def(
             "bos", [](const detection_handle& d, bool on_text) { return per_head(d.on(on_text), [](const detect::head_behaviour& h) { return h.bos.mean; }); },
@@ -207,7 +215,7 @@ void bind_detect(py::module_& m)
             "shows",
             [](const detection_handle& d, const std::string& behaviour, bool on_text) {
                 const auto& r = d.on(on_text);
-                if (r.rule(behaviour) == nullptr) throw std::invalid_argument("qkov: no behaviour rule named '" + behaviour + "'");
+                (void)rule_named(r, behaviour);
                 py::array_t<bool> out({r.layers, r.heads});
                 auto a = out.mutable_unchecked<2>();
                 for (const auto& h : r.per_head) a(h.layer, h.head) = h.shows(behaviour);

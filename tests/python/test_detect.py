@@ -34,6 +34,34 @@ def test_to_json_is_the_documents_bytes(name, dtype, tmp_path):
         for rule in detection.behaviours:
             assert detection.shows(rule)[h["layer"], h["head"]] == (rule in h["shows"])
     assert detection.comparison is None
+    # score() and spread() take every behaviour shows() decides, each the measure the document holds.
+    measured = {"sink": lambda h: h["bos"]["mean"], "copy": lambda h: h["copying"]["top1_share"]}
+    for b in detection.behaviours:
+        if b.startswith("offset_"):
+            measured[b] = lambda h, k=int(b[7:]): h["attention_by_offset"][k]["mean"]
+        elif b.startswith("repeat_shift_"):
+            measured[b] = lambda h, s=b[13:]: h["repeat_attention_by_shift"][s]["mean"]
+    assert {"sink", "offset_0", "repeat_shift_2", "positional"} <= set(detection.behaviours)
+    for b in detection.behaviours:
+        scores = detection.score(b)
+        assert scores.shape == detection.spread(b).shape == detection.shows(b).shape == (model.n_layers, model.n_heads)
+        for h in document["heads"]:
+            if b in measured and (b != "copy" or h["copying"]):
+                assert scores[h["layer"], h["head"]] == measured[b](h), b
+    with pytest.raises(ValueError, match="no behaviour named 'nothing'; this detection measures previous_token"):
+        detection.score("nothing")
+    # The heads as flat tables, matched to the document by (layer, head).
+    pytest.importorskip("pandas")
+    heads = detection.heads.set_index(["layer", "head"])
+    cells = heads.map if hasattr(heads, "map") else heads.applymap
+    assert not cells(lambda v: isinstance(v, (list, dict, tuple))).any().any()
+    offsets = detection.head_objects("attention_by_offset")
+    for h in document["heads"]:
+        row = heads.loc[(h["layer"], h["head"])]
+        assert row["previous_token"] == h["previous_token"] and row["spread.induction"] == h["spread"]["induction"]
+        assert row["shows"] == " ".join(h["shows"])
+        mine = offsets[(offsets["layer"] == h["layer"]) & (offsets["head"] == h["head"])]
+        assert list(mine["mean"]) == [x["mean"] for x in h["attention_by_offset"]]
 
 
 def test_the_comparison_with_a_scan_file_and_with_a_scan_object(tmp_path, monkeypatch):

@@ -104,15 +104,58 @@ def test_read_composition_refuses_a_file_not_named(scans, tmp_path):
         qkov.read_composition(tmp_path / "scan.json")
 
 
-def test_heads_facts_and_figures(scans, tmp_path):
+def leaves(value, prefix=""):
+    """(dotted name, value) of every number, string, bool and null of a head object, outside lists."""
+    for key, inner in value.items():
+        if isinstance(inner, dict):
+            yield from leaves(inner, prefix + key + ".")
+        elif not isinstance(inner, list):
+            yield prefix + key, inner
+
+
+def test_heads_are_flat_and_hold_the_document(scans, tmp_path):
     scan, cli_text, _ = scans("stories260K")
     document = json.loads(cli_text)
+    pd = pytest.importorskip("pandas")
     heads = scan.heads
-    rows = heads.to_dict("records") if hasattr(heads, "to_dict") else heads
-    assert len(rows) == len(document["heads"]) == scan.model.n_layers * scan.model.n_heads
-    for row, want in zip(rows, document["heads"]):
-        assert (row["layer"], row["head"], list(row["labels"])) == (want["layer"], want["head"], want["labels"])
-        assert row["evidence"] == want["evidence"] and row["undecided"] == want["undecided"]
+    assert isinstance(heads, pd.DataFrame) and list(heads.columns[:2]) == ["layer", "head"]
+    assert not heads.map(lambda v: isinstance(v, (list, dict, tuple))).any().any() if hasattr(heads, "map") else \
+        not heads.applymap(lambda v: isinstance(v, (list, dict, tuple))).any().any()
+    assert len(heads) == len(document["heads"]) == scan.model.n_layers * scan.model.n_heads
+    by_head = heads.set_index(["layer", "head"])
+    values = scan.head_values.set_index(["layer", "head", "name"]).sort_index()
+    undecided = scan.head_objects("undecided")
+    list_names = set(scan.head_values["name"]) | set(scan.head_object_names)
+    checked = 0
+    for want in reversed(document["heads"]):  # matched by (layer, head), never by position
+        row = by_head.loc[(want["layer"], want["head"])]
+        assert row["labels"] == " ".join(want["labels"]) and row["certified"] == " ".join(want["certified"])
+        assert row["undecided"] == " ".join(u["label"] for u in want["undecided"])
+        for name, value in leaves(want):
+            if name in ("layer", "head"):
+                continue
+            if value is None and name not in row.index:  # a list in other heads: none here
+                assert name in list_names, name
+                continue
+            cell = row[name]
+            if value is None:
+                assert cell is None or pd.isna(cell), name
+            else:
+                assert cell == value, name
+                checked += 1
+        for name in ("qk_singular_values", "ov_singular_values"):
+            assert list(values.loc[(want["layer"], want["head"], name)]["value"]) == want[name]
+        reasons = undecided[(undecided["layer"] == want["layer"]) & (undecided["head"] == want["head"])]
+        assert list(reasons["reason"]) == [u["reason"] for u in want["undecided"]]
+    assert checked > 40 * 20
+    assert "evidence.rope.pairs" in scan.head_object_names
+    with pytest.raises(ValueError, match="no list of objects 'nothing'"):
+        scan.head_objects("nothing")
+
+
+def test_facts_and_figures(scans, tmp_path):
+    scan, cli_text, _ = scans("stories260K")
+    document = json.loads(cli_text)
     assert scan.facts == document["facts"]
     figures = scan.figures(tmp_path / "figures")
     assert figures, "the scan wrote no figure"
