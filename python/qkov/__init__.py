@@ -412,6 +412,7 @@ class Detection(_Document, _Behaviours):
     text                 the same heads on text (a TextBehaviour), or None without text=
     to_json()            the document `qkov detect PATH --json` writes, the same text
     figures(dir)         writes the detection's PNG figures; returns [{file, caption}]
+    markdown(figures)    the report `qkov detect --markdown` writes, as text
     """
 
     def _heads_rows(self):
@@ -427,6 +428,12 @@ class Detection(_Document, _Behaviours):
 
     def figures(self, directory):
         return self._native.figures(_path("directory", directory))
+
+    def markdown(self, figures=None):
+        """The report `qkov detect --markdown` writes, as text (the library writes both). With
+        `figures` a directory, the figures are written there and linked by that path: give it
+        relative to where the text goes."""
+        return self._native.markdown(None if figures is None else _path("figures", figures))
 
     def __repr__(self):
         return f"<qkov.Detection of {self.model.path}>"

@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "qkov/detect/detection_json.hpp"
+#include "qkov/detect/detection_markdown.hpp"
 #include "qkov/detect/head_detection.hpp"
 #include "qkov/detect/input_pairing.hpp"
 #include "qkov/detect/scan_labels.hpp"
@@ -185,6 +186,21 @@ py::array_t<double> per_head_of(const detect::detection_result& r, const std::st
     });
 }
 
+/// A path argument as text (str, bytes or os.PathLike).
+std::string fspath(const py::object& path) { return py::str(py::module_::import("os").attr("fspath")(path)); }
+
+/// Every figure of the detection written into `dir`, with the GIL released.
+std::vector<detect::detection_figure> write_figures(const detection_handle& d, const std::string& dir)
+{
+    const py::gil_scoped_release release;
+    std::vector<std::string> unpredicted;
+    const auto all = [&](const auto& pass) {
+        return runs::write_every_detection_figure(pass, d.result, d.text ? &*d.text : nullptr, d.compared ? &d.scanned : nullptr, d.judged_result(), dir,
+                                                  unpredicted);
+    };
+    return d.dtype == "float64" ? all(*d.model->decoder<double>()) : all(*d.model->decoder<float>());
+}
+
 } // namespace
 
 void bind_detect(py::module_& m)
@@ -232,22 +248,22 @@ void bind_detect(py::module_& m)
         .def(
             "figures",
             [](const detection_handle& d, const py::object& directory) {
-                const std::string dir = py::str(py::module_::import("os").attr("fspath")(directory));
-                std::vector<detect::detection_figure> figures;
-                {
-                    const py::gil_scoped_release release;
-                    std::vector<std::string> unpredicted;
-                    const auto all = [&](const auto& pass) {
-                        return runs::write_every_detection_figure(pass, d.result, d.text ? &*d.text : nullptr, d.compared ? &d.scanned : nullptr,
-                                                                    d.judged_result(), dir, unpredicted);
-                    };
-                    figures = d.dtype == "float64" ? all(*d.model->decoder<double>()) : all(*d.model->decoder<float>());
-                }
                 py::list out;
-                for (const auto& f : figures) out.append(py::dict(py::arg("file") = f.file, py::arg("caption") = f.caption));
+                for (const auto& f : write_figures(d, fspath(directory))) out.append(py::dict(py::arg("file") = f.file, py::arg("caption") = f.caption));
                 return out;
             },
-            py::arg("directory"));
+            py::arg("directory"))
+        .def(
+            "markdown",
+            [](const detection_handle& d, const py::object& figures) {
+                detect::detection_markdown_context m{d.model->path(), d.summary.value("architecture", std::string()), {}, "", d.scan_file};
+                if (!figures.is_none()) m.figure_directory = fspath(figures), m.figures = write_figures(d, m.figure_directory);
+                return detect::detection_markdown(m, d.result, d.text ? &*d.text : nullptr, d.scanned, d.compared ? &*d.compared : nullptr,
+                                                  d.judged_result());
+            },
+            py::arg("figures") = py::none(),
+            "The report `qkov detect --markdown` writes, as text; with `figures` a directory, the figures written there and linked by "
+            "that path (give it relative to where the text goes).");
     m.def("_detect", &run_detection, py::arg("path_or_model"), py::arg("length"), py::arg("samples"), py::arg("seed"), py::arg("bos"), py::arg("dtype"),
           py::arg("scan_file"), py::arg("scan_object"), py::arg("scan_name"), py::arg("threads"), py::arg("text"), py::arg("text_length"));
 }

@@ -110,3 +110,17 @@ def test_bad_options_and_a_scan_of_another_model_raise_value_error(tmp_path):
     (tmp_path / "not.json").write_text("{")
     with pytest.raises(ValueError, match="not valid JSON"):
         qkov.detect(llama, samples=1, scan=tmp_path / "not.json")
+
+
+def test_the_markdown_is_the_clis(tmp_path):
+    """Detection.markdown() is the report `qkov detect --markdown` writes (one writer, the
+    library's), with a scan's comparison; with figures it links each figure it wrote."""
+    path = str(stories_hf())
+    run_cli("scan", path, "--json", tmp_path / "scan.json")
+    run_cli("detect", path, *SETTINGS, "--scan", tmp_path / "scan.json", "--markdown", tmp_path / "detect.md")
+    detection = qkov.detect(path, samples=2, length=20, scan=str(tmp_path / "scan.json"))
+    assert detection.markdown() == (tmp_path / "detect.md").read_text()
+    assert "## Weights against behaviour" in detection.markdown()
+    linked = detection.markdown(figures=tmp_path / "figures")
+    written = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert written and all(f"]({tmp_path / 'figures'}/{name})" in linked for name in written)
