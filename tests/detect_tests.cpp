@@ -28,8 +28,11 @@
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
 #include "qkov/io/untrusted_json_kept.hpp"
+#include "qkov/forward/decoder_weights.hpp"
+#include "qkov/forward/forward_pass.hpp"
 #include "qkov/forward/norms.hpp"
 #include "qkov/io/model_config.hpp"
+#include "detection_runs.hpp"
 #include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
@@ -419,6 +422,38 @@ BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
     BOOST_TEST(contains(over.copying_not_measured, "maps into logits would take 102400 bytes, over the 102399 allowed"));
     o.copying_memory = 102400;
     BOOST_TEST(at(detect::detect_heads(pass, o), 0, 0).copying.has_value());
+}
+
+// Weights too large for memory are streamed (one layer read when the pass reaches it): the
+// choice, and a detection that is the same either way.
+BOOST_AUTO_TEST_CASE(streamed_weights_detect_as_resident_ones)
+{
+    using forward::weight_residence;
+    BOOST_TEST((forward::residence_within(100, std::nullopt) == weight_residence::resident));  // no limit known
+    BOOST_TEST((forward::residence_within(100, 200) == weight_residence::resident));           // half of the room
+    BOOST_TEST((forward::residence_within(101, 200) == weight_residence::streamed));
+    for (const char* name : {"fixtures/models/llama", "fixtures/models/gpt2"}) {
+        const auto dir = qkov::test::shared_dir_or_skip(name);
+        if (dir.empty()) continue;
+        const auto model = runs::open_model(dir);
+        std::uint64_t stored = 0;
+        for (const auto& n : model.source().names()) stored += model.source().find(n)->count;
+        BOOST_TEST(forward::resident_weight_bytes<float>(model) == 4 * stored);
+        detect::detection_options o;
+        o.samples = 2, o.length = 12;
+        const auto resident = runs::detect_heads(forward::decoder<double>(model, weight_residence::resident), o);
+        const auto streamed = runs::detect_heads(forward::decoder<double>(model, weight_residence::streamed), o);
+        BOOST_TEST_REQUIRE(resident.per_head.size() == streamed.per_head.size());
+        for (std::size_t i = 0; i < resident.per_head.size(); ++i) {
+            const auto &a = resident.per_head[i], &b = streamed.per_head[i];
+            BOOST_TEST(a.previous_token.mean == b.previous_token.mean);
+            BOOST_TEST(a.induction.mean == b.induction.mean);
+            BOOST_TEST(a.bos.mean == b.bos.mean);
+            BOOST_TEST(a.behaviours == b.behaviours, boost::test_tools::per_element());
+            BOOST_TEST(a.copying.has_value() == b.copying.has_value());
+            if (a.copying && b.copying) BOOST_TEST(a.copying->top1_share() == b.copying->top1_share());
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(detection_refuses_what_it_cannot_run)

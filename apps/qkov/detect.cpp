@@ -44,7 +44,14 @@ template <class T>
 int run_detection(const model::attention_model& model, const detect_cli_options& o)
 {
     const auto start = std::chrono::steady_clock::now();
-    const forward::decoder<T> pass(model);
+    // Weights that would crowd out the pass's own memory are streamed: one layer at a time.
+    const auto bytes = forward::resident_weight_bytes<T>(model);
+    const auto headroom = io::memory_headroom();
+    const auto residence = forward::residence_within(bytes, headroom);
+    if (residence == forward::weight_residence::streamed)
+        std::cerr << "qkov detect: the weights would take " << io::megabytes(bytes) << " as " << o.dtype << ", more than half of the " << io::megabytes(*headroom)
+                  << " this process may use: each layer is read from the file when a sequence reaches it (one layer held; the file read once per sequence)\n";
+    const forward::decoder<T> pass(model, residence);
     detect::detection_options options;
     options.length = o.length, options.samples = o.samples, options.seed = o.seed, options.bos = o.bos;
     const auto& c = model.config();

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/forward/forward_pass.hpp"
+#include "qkov/io/memory_headroom.hpp"
 #include "qkov/model/attention_model.hpp"
 #include "qkov/numeric/blas_threads.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
@@ -37,13 +38,16 @@ public:
     [[nodiscard]] const std::string& path() const { return path_; }
     [[nodiscard]] const model::attention_model& model() const { return model_; }
 
-    /// The forward pass in T; call without the GIL (it may read every weight of the file).
+    /// The forward pass in T; call without the GIL (it may read every weight of the file). Its
+    /// weights are resident, or streamed (one layer at a time) when they would take more than half
+    /// of the memory the process may use (forward::residence_within), as `qkov detect` chooses.
     template <class T>
     std::shared_ptr<const forward::decoder<T>> decoder()
     {
         const std::lock_guard lock(mutex_);
         auto& slot = slot_of<T>();
-        if (!slot) slot = std::make_shared<const forward::decoder<T>>(model_);
+        if (!slot)
+            slot = std::make_shared<const forward::decoder<T>>(model_, forward::residence_within(forward::resident_weight_bytes<T>(model_), io::memory_headroom()));
         return slot;
     }
 

@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,6 +86,29 @@ struct block_params {
 /// size (a Llama-3-8B layer is 1.7 GB in float64, the whole model 64 GB). The file is read again
 /// on every run: run many sequences through one layer at a time (layer_stepper, forward_pass.hpp).
 enum class weight_residence { resident, streamed };
+
+/// The bytes the resident weights would take in T: every tensor of the file, converted (an upper
+/// bound: a tied unembedding, and tensors the pass does not read, count too). Saturates at 2^64 - 1.
+template <class T>
+std::uint64_t resident_weight_bytes(const model::attention_model& m)
+{
+    std::uint64_t bytes = 0;
+    for (const auto& name : m.source().names()) {
+        const auto* t = m.source().find(name);
+        const std::uint64_t add = t->count > UINT64_MAX / sizeof(T) ? UINT64_MAX : t->count * sizeof(T);
+        bytes = add > UINT64_MAX - bytes ? UINT64_MAX : bytes + add;
+    }
+    return bytes;
+}
+
+/// Resident when the weights take at most half of what the process may still use (`headroom`,
+/// io::memory_headroom; unknown: resident), the other half left for the pass's activations;
+/// else streamed, which holds one layer whatever the model's size (Llama-3-8B in float32: 32 GB
+/// resident, one layer 0.87 GB streamed) at the cost of reading the file again on every run.
+inline weight_residence residence_within(std::uint64_t resident_bytes, std::optional<std::uint64_t> headroom)
+{
+    return headroom && resident_bytes > *headroom / 2 ? weight_residence::streamed : weight_residence::resident;
+}
 
 template <class T>
 struct decoder_weights {
