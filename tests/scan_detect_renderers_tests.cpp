@@ -17,6 +17,7 @@
 
 #include "qkov/detect/detection_figures.hpp"
 #include "qkov/detect/detection_json.hpp"
+#include "qkov/detect/detection_markdown.hpp"
 #include "qkov/detect/detection_options.hpp"
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"

@@ -35,73 +35,118 @@ def _table(rows):
 
 
 def _kinds(rows, prefix=""):
-    """name -> "objects", "strings" or "numbers" for every list at any depth of the rows (dotted
-    names), judged on the non-empty lists (a list empty in every row counts as strings)."""
+    """name -> "dict", "objects", "numbers" or "strings" for every dict and list at any depth of
+    the rows (dotted names). A list is judged on its non-null elements in every row: any object
+    makes it "objects", else any number "numbers", else "strings" (a list empty in every row too)."""
     kinds = {}
+    rank = {"strings": 0, "numbers": 1, "objects": 2}
     for row in rows:
         for key, value in row.items():
             name = prefix + key
             if isinstance(value, dict):
+                kinds[name] = "dict"
                 for inner, kind in _kinds([value], name + ".").items():
-                    if kind != "strings" or inner not in kinds:
+                    if kind == "dict" or rank.get(kind, -1) > rank.get(kinds.get(inner), -1):
                         kinds[inner] = kind
             elif isinstance(value, list):
-                if value and all(isinstance(x, dict) for x in value):
-                    kinds[name] = "objects"
-                elif value and not all(isinstance(x, str) for x in value):
-                    kinds[name] = "numbers"
-                else:
-                    kinds.setdefault(name, "strings")
+                items = [x for x in value if x is not None]
+                kind = "objects" if any(isinstance(x, dict) for x in items) else "numbers" if any(not isinstance(x, str) for x in items) else \
+                    "numbers" if len(items) < len(value) else "strings"
+                if rank[kind] > rank.get(kinds.get(name), -1):
+                    kinds[name] = kind
     return kinds
 
 
-def _flatten(row, kinds, prefix, flat, values, objects):
+def _as_list(value):
+    """A list field's value as a list: None as none, a lone value as one."""
+    return [] if value is None else value if isinstance(value, list) else [value]
+
+
+def _flatten(row, kinds, labelled, prefix, flat, values, objects):
     """One row split into flat columns (flat: dotted name -> scalar), numeric lists (values: name
     -> list) and lists of objects (objects: name -> list). In `flat` a list of strings is one
-    space-separated string, an [a, b] "_interval" its ".low" and ".high", a list of objects with
-    labels their labels (as strings)."""
+    space-separated string, an [a, b] "_interval" its ".low" and ".high", a list of objects whose
+    every item has a label (labelled) their labels; a dict absent from this row adds nothing."""
     for key, value in row.items():
         name = prefix + key
         kind = kinds.get(name)
-        if isinstance(value, dict):
-            _flatten(value, kinds, name + ".", flat, values, objects)
+        if kind == "dict":
+            if isinstance(value, dict):
+                _flatten(value, kinds, labelled, name + ".", flat, values, objects)
         elif kind == "objects":
-            objects[name] = value or []
-            if all("label" in x for x in objects[name]):
+            objects[name] = [x for x in _as_list(value) if isinstance(x, dict)]
+            if name in labelled:
                 flat[name] = " ".join(x["label"] for x in objects[name])
         elif kind == "numbers":
-            values[name] = value or []
+            values[name] = _as_list(value)
             if name.endswith("_interval"):
-                flat[name + ".low"], flat[name + ".high"] = (value if value and len(value) == 2 else (None, None))
+                flat[name + ".low"], flat[name + ".high"] = values[name] if len(values[name]) == 2 else (None, None)
         elif kind == "strings":
-            flat[name] = " ".join(value or [])
+            flat[name] = " ".join(str(x) for x in _as_list(value))
         else:
             flat[name] = value
 
 
+def _labelled(rows, kinds):
+    """The lists of objects whose every item, in every row, has a label (and that hold any)."""
+    seen, unlabelled = set(), set()
+
+    def walk(value, prefix):
+        for key, inner in value.items():
+            name = prefix + key
+            if kinds.get(name) == "dict" and isinstance(inner, dict):
+                walk(inner, name + ".")
+            elif kinds.get(name) == "objects":
+                for item in _as_list(inner):
+                    seen.add(name)
+                    if not isinstance(item, dict) or "label" not in item:
+                        unlabelled.add(name)
+
+    for row in rows:
+        walk(row, "")
+    return seen - unlabelled
+
+
+def _object_rows(objects, at, name, items):
+    """Rows of the list of objects `name` (one per item, `at` naming the owner: layer, head and
+    the indices of the lists around it) into objects[name]; a list of objects inside an item goes
+    to objects[name + "." + its key] the same way. An item's field named as an owner's column is
+    kept as name.field."""
+    table = objects.setdefault(name, [])
+    kinds = _kinds(items)
+    index = "item" if "item" not in at else f"item{len([k for k in at if k.startswith('item')]) + 1}"
+    for i, item in enumerate(items):
+        cells, inner_values, inner_objects = {}, {}, {}
+        _flatten(item, kinds, set(), "", cells, inner_values, inner_objects)
+        for inner, numbers_ in inner_values.items():
+            if not inner.endswith("_interval"):
+                cells.update({f"{inner}.{j}": v for j, v in enumerate(numbers_)})
+        owner = {**at, index: i}
+        table.append({**owner, **{(f"{name}.{k}" if k in owner else k): v for k, v in cells.items()}})
+        for inner, inner_items in inner_objects.items():
+            _object_rows(objects, owner, f"{name}.{inner}", inner_items)
+
+
 class _FlatHeads:
     """A document's head objects as flat tables: `heads` (scalars under dotted names), `values`
-    (every list of numbers, long: layer, head, name, index, value) and `objects(name)` (a list of
-    objects, one row per item), so that no cell of any of them holds a list or a dict."""
+    (every list of numbers, long: layer, head, name, index, value) and `objects` (per list of
+    objects, one row per item), so that no cell of any of them holds a list or a dict. Which is
+    which is judged by name over every head: a list empty in one head is empty there, not absent."""
 
     def __init__(self, rows):
         kinds = _kinds(rows)
-        self.heads, self.values, self.objects = [], [], {}
+        labelled = _labelled(rows, kinds)
+        self.heads, self.values = [], []
+        self.objects = {name: [] for name, kind in kinds.items() if kind == "objects"}
         for row in rows:
             flat, values, objects = {}, {}, {}
-            _flatten(row, kinds, "", flat, values, objects)
+            _flatten(row, kinds, labelled, "", flat, values, objects)
             self.heads.append(flat)
             at = {"layer": row.get("layer"), "head": row.get("head")}
             for name, numbers_ in values.items():
                 self.values += [{**at, "name": name, "index": i, "value": v} for i, v in enumerate(numbers_)]
             for name, items in objects.items():
-                table = self.objects.setdefault(name, [])
-                for i, item in enumerate(items):
-                    cells, inner_values = {}, {}
-                    _flatten(item, _kinds([item]), "", cells, inner_values, {})
-                    for inner, numbers_ in inner_values.items():
-                        cells.update({f"{inner}.{j}": v for j, v in enumerate(numbers_)})
-                    table.append({**at, "item": i, **cells})
+                _object_rows(self.objects, at, name, items)
 
 
 class _HeadTables:

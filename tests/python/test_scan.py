@@ -228,3 +228,22 @@ def test_a_scan_in_a_thread_leaves_the_main_thread_running():
     longest = float(np.diff(during).max())
     assert longest < seconds / 2, (
         f"the main thread ran {len(during) - 2} times during a {seconds:.2f} s scan, longest pause {longest:.2f} s")
+
+
+def test_flat_tables_of_uneven_heads():
+    """The flattening judges each field by name over every head: a dict absent from one head, a
+    list empty in one, numbers with a null, objects inside objects, an item's field named as its
+    owner's column."""
+    rows = [
+        {"layer": 0, "head": 0, "labels": ["a"], "evidence": {"x": 1.0, "profile": [0.5, None]}, "undecided": [{"label": "b", "reason": "r"}],
+         "circuits": {"candidates": [{"head": 7, "partners": [{"head": [0, 1], "share": 0.25}]}]}, "empty": []},
+        {"layer": 0, "head": 1, "labels": [], "evidence": None, "undecided": [], "circuits": None, "empty": []},
+    ]
+    flat = qkov._FlatHeads(rows)
+    assert flat.heads[0] == {"layer": 0, "head": 0, "labels": "a", "evidence.x": 1.0, "undecided": "b", "empty": ""}
+    assert flat.heads[1] == {"layer": 0, "head": 1, "labels": "", "undecided": "", "empty": ""}
+    assert flat.values == [{"layer": 0, "head": 0, "name": "evidence.profile", "index": 0, "value": 0.5},
+                           {"layer": 0, "head": 0, "name": "evidence.profile", "index": 1, "value": None}]
+    assert flat.objects["undecided"] == [{"layer": 0, "head": 0, "item": 0, "label": "b", "reason": "r"}]
+    assert flat.objects["circuits.candidates"] == [{"layer": 0, "head": 0, "item": 0, "circuits.candidates.head": 7}]
+    assert flat.objects["circuits.candidates.partners"] == [{"layer": 0, "head": 0, "item": 0, "item2": 0, "head.0": 0, "head.1": 1, "share": 0.25}]
