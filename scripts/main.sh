@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
+bash scripts/reset-other-generator.sh build/default
 cmake --preset default
 start=$(date +%s)
 # Only what this job runs and proves (the target qkov_main_job): the proofs, the examples and the

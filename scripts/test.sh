@@ -38,6 +38,7 @@ mkdir -p "$results"
 
 # The release build leaves out the suites the sanitizer build runs (QKOV_TEST_SUITES=unsanitized):
 # each suite is compiled and run once. `cmake --preset default` alone builds them all.
+bash scripts/reset-other-generator.sh build/default build/asan
 cmake --preset default -DQKOV_TEST_SUITES=unsanitized
 cmake --build --preset default -j "$jobs"
 stage "default build (compiles every proof with g++)"
@@ -53,7 +54,7 @@ ctest --preset asan -j "$jobs" --output-junit "$results/asan.xml"
 stage "sanitizer tests (the Boost.Test suites of run-time memory)"
 
 # Every reader of untrusted bytes under libFuzzer (ASan + UBSan): each harness for a bounded time.
-QKOV_CLI=$PWD/build/default/apps/qkov/qkov sh fuzz/run.sh 20 build/fuzz
+QKOV_CLI=$PWD/build/default/apps/qkov/qkov bash fuzz/run.sh 20 build/fuzz
 stage "fuzzing"
 
 python3 tests/report_skipped.py "$results/default.xml" "$results/clang.xml" "$results/asan.xml"
