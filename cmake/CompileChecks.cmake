@@ -9,6 +9,44 @@ else()
   set(QKOV_COMPILER_KIND gcc)
 endif()
 
+# qkov_compile_check_prelude(KIND <gcc|clang> COMPILER <path>): precompiles
+# tests/compile_check_prelude.hpp (standard headers only) for one compiler in both dialects the
+# checks use, -std=c++20 and -std=gnu++20, with the checks' own warning flags, as part of the build
+# (target qkov_compile_check_prelude), into <build>/compile-check-prelude/<kind>/<dialect>/. The
+# checks of that compiler registered after this call use it.
+set(QKOV_COMPILE_CHECK_PRELUDE ${PROJECT_SOURCE_DIR}/tests/compile_check_prelude.hpp)
+function(qkov_compile_check_prelude)
+  cmake_parse_arguments(ARG "" "KIND;COMPILER" "" ${ARGN})
+  if(TARGET qkov_compile_check_prelude_${ARG_KIND})  # a clang build judging with clang twice
+    return()
+  endif()
+  set(dir ${PROJECT_BINARY_DIR}/compile-check-prelude/${ARG_KIND})
+  set(outputs)
+  foreach(dialect c++20 gnu++20)
+    if(ARG_KIND STREQUAL "gcc")
+      # g++ takes <header>.gch beside the header -include names (one candidate only: with several
+      # in a .gch directory, -Werror=invalid-pch fails on the first that does not fit). The copy
+      # of the header is what g++ would parse were the precompiled one missing.
+      configure_file(${QKOV_COMPILE_CHECK_PRELUDE} ${dir}/${dialect}/compile_check_prelude.hpp COPYONLY)
+      set(output ${dir}/${dialect}/compile_check_prelude.hpp.gch)
+    else()
+      set(output ${dir}/${dialect}/compile_check_prelude.pch)
+    endif()
+    add_custom_command(OUTPUT ${output}
+                       COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}/${dialect}
+                       COMMAND ${ARG_COMPILER} -std=${dialect} -Wall -Wextra -x c++-header ${QKOV_COMPILE_CHECK_PRELUDE} -o ${output}
+                       DEPENDS ${QKOV_COMPILE_CHECK_PRELUDE}
+                       COMMENT "Precompiling the compile checks' standard headers (${ARG_KIND}, -std=${dialect})" VERBATIM)
+    list(APPEND outputs ${output})
+  endforeach()
+  if(NOT TARGET qkov_compile_check_prelude)
+    add_custom_target(qkov_compile_check_prelude ALL)
+  endif()
+  add_custom_target(qkov_compile_check_prelude_${ARG_KIND} DEPENDS ${outputs})
+  add_dependencies(qkov_compile_check_prelude qkov_compile_check_prelude_${ARG_KIND})
+  set_property(GLOBAL PROPERTY QKOV_COMPILE_CHECK_PRELUDE_${ARG_KIND} ${dir})
+endfunction()
+
 function(qkov_add_compile_check)
   cmake_parse_arguments(ARG "" "NAME;SOURCE;EXPECT;KIND" "FLAGS;LABELS" ${ARGN})
   if(NOT ARG_KIND OR ARG_KIND STREQUAL QKOV_COMPILER_KIND)
@@ -24,8 +62,14 @@ function(qkov_add_compile_check)
     endif()
   endforeach()
   string(REPLACE ";" "|" flags_arg "${flags}")  # | separates flags on the command line
+  get_property(prelude_dir GLOBAL PROPERTY QKOV_COMPILE_CHECK_PRELUDE_${ARG_KIND})
+  set(dialect c++20)
+  if("-std=gnu++20" IN_LIST ARG_FLAGS)  # a later -std wins
+    set(dialect gnu++20)
+  endif()
   add_test(NAME ${ARG_NAME}
            COMMAND ${CMAKE_COMMAND} -DCOMPILER=${compiler} -DKIND=${ARG_KIND} -DSOURCE=${ARG_SOURCE}
-                   -DEXPECT=${ARG_EXPECT} "-DFLAGS=${flags_arg}" -P ${PROJECT_SOURCE_DIR}/cmake/check_compile.cmake)
+                   -DEXPECT=${ARG_EXPECT} "-DFLAGS=${flags_arg}" "-DPRELUDE_DIR=${prelude_dir}" -DDIALECT=${dialect}
+                   -P ${PROJECT_SOURCE_DIR}/cmake/check_compile.cmake)
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()
