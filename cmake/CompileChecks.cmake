@@ -32,10 +32,14 @@ function(qkov_compile_check_prelude)
     else()
       set(output ${dir}/${dialect}/compile_check_prelude.pch)
     endif()
+    # Rebuilt when the compiler or any standard header it read changes (the depfile), not only
+    # the prelude: an upgraded g++ refuses an older header, and clang does not look at the system
+    # headers a header it precompiled read.
     add_custom_command(OUTPUT ${output}
                        COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}/${dialect}
                        COMMAND ${ARG_COMPILER} -std=${dialect} -Wall -Wextra -x c++-header ${QKOV_COMPILE_CHECK_PRELUDE} -o ${output}
-                       DEPENDS ${QKOV_COMPILE_CHECK_PRELUDE}
+                               -MD -MF ${output}.d -MT ${output}
+                       DEPENDS ${QKOV_COMPILE_CHECK_PRELUDE} ${ARG_COMPILER} DEPFILE ${output}.d
                        COMMENT "Precompiling the compile checks' standard headers (${ARG_KIND}, -std=${dialect})" VERBATIM)
     list(APPEND outputs ${output})
   endforeach()

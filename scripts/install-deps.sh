@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make ninja-build              # make: the find_package consumer test's own project
+  g++ cmake make ninja-build              # make: projects configured without a preset (bench/build.sh, setup.py, the find_package consumer test)
   libboost1.81-dev libboost-test1.81-dev   # Multiprecision and Test; 1.74's constexpr cpp_int is not enough
   libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
   nlohmann-json3-dev libcli11-dev libmpfr-dev libpng-dev
