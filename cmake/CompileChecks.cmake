@@ -22,15 +22,14 @@ function(qkov_compile_check_prelude)
   endif()
   set(dir ${PROJECT_BINARY_DIR}/compile-check-prelude/${ARG_KIND})
   set(outputs)
+  set_property(GLOBAL PROPERTY QKOV_COMPILE_CHECK_PRELUDE_${ARG_KIND} ${dir})
   foreach(dialect c++20 gnu++20)
+    qkov_compile_check_prelude_use(${ARG_KIND} ${dialect} output unused)
     if(ARG_KIND STREQUAL "gcc")
       # g++ takes <header>.gch beside the header -include names (one candidate only: with several
-      # in a .gch directory, -Werror=invalid-pch fails on the first that does not fit). The copy
-      # of the header is what g++ would parse were the precompiled one missing.
+      # in a .gch directory, -Werror=invalid-pch fails on the first that does not fit); the copy
+      # of the header is what -include names.
       configure_file(${QKOV_COMPILE_CHECK_PRELUDE} ${dir}/${dialect}/compile_check_prelude.hpp COPYONLY)
-      set(output ${dir}/${dialect}/compile_check_prelude.hpp.gch)
-    else()
-      set(output ${dir}/${dialect}/compile_check_prelude.pch)
     endif()
     # Rebuilt when the compiler or any standard header it read changes (the depfile), not only
     # the prelude: an upgraded g++ refuses an older header, and clang does not look at the system
@@ -48,7 +47,23 @@ function(qkov_compile_check_prelude)
   endif()
   add_custom_target(qkov_compile_check_prelude_${ARG_KIND} DEPENDS ${outputs})
   add_dependencies(qkov_compile_check_prelude qkov_compile_check_prelude_${ARG_KIND})
-  set_property(GLOBAL PROPERTY QKOV_COMPILE_CHECK_PRELUDE_${ARG_KIND} ${dir})
+endfunction()
+
+# qkov_compile_check_prelude_use(KIND DIALECT FILE_VAR FLAGS_VAR): the precompiled file a check of
+# KIND in DIALECT needs, and the flags that use it (empty when no prelude was made for KIND).
+function(qkov_compile_check_prelude_use kind dialect file_var flags_var)
+  get_property(dir GLOBAL PROPERTY QKOV_COMPILE_CHECK_PRELUDE_${kind})
+  set(file)
+  set(flags)
+  if(dir AND kind STREQUAL "gcc")
+    set(file ${dir}/${dialect}/compile_check_prelude.hpp.gch)
+    set(flags -include ${dir}/${dialect}/compile_check_prelude.hpp -Werror=invalid-pch)
+  elseif(dir)
+    set(file ${dir}/${dialect}/compile_check_prelude.pch)
+    set(flags -include-pch ${file})
+  endif()
+  set(${file_var} "${file}" PARENT_SCOPE)
+  set(${flags_var} "${flags}" PARENT_SCOPE)
 endfunction()
 
 function(qkov_add_compile_check)
@@ -66,14 +81,15 @@ function(qkov_add_compile_check)
     endif()
   endforeach()
   string(REPLACE ";" "|" flags_arg "${flags}")  # | separates flags on the command line
-  get_property(prelude_dir GLOBAL PROPERTY QKOV_COMPILE_CHECK_PRELUDE_${ARG_KIND})
   set(dialect c++20)
   if("-std=gnu++20" IN_LIST ARG_FLAGS)  # a later -std wins
     set(dialect gnu++20)
   endif()
+  qkov_compile_check_prelude_use(${ARG_KIND} ${dialect} prelude_file prelude_flags)
+  string(REPLACE ";" "|" prelude_flags "${prelude_flags}")
   add_test(NAME ${ARG_NAME}
            COMMAND ${CMAKE_COMMAND} -DCOMPILER=${compiler} -DKIND=${ARG_KIND} -DSOURCE=${ARG_SOURCE}
-                   -DEXPECT=${ARG_EXPECT} "-DFLAGS=${flags_arg}" "-DPRELUDE_DIR=${prelude_dir}" -DDIALECT=${dialect}
-                   -P ${PROJECT_SOURCE_DIR}/cmake/check_compile.cmake)
+                   -DEXPECT=${ARG_EXPECT} "-DFLAGS=${flags_arg}" "-DPRELUDE_FILE=${prelude_file}"
+                   "-DPRELUDE_FLAGS=${prelude_flags}" -P ${PROJECT_SOURCE_DIR}/cmake/check_compile.cmake)
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()

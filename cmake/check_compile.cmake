@@ -6,12 +6,12 @@
 #                error). Each compiler words its diagnostics differently, so each has its own lines,
 #                and a case without a line for the compiler judging it is an error, not a pass.
 # A source may add flags of its own with a line "// compile-flags: <flags separated by spaces>".
-# The standard headers every check shares come precompiled from PRELUDE_DIR when it is set
-# (qkov_compile_check_prelude in CompileChecks.cmake), except for a source with flags of its own,
+# The standard headers every check shares come precompiled (PRELUDE_FILE, used through
+# PRELUDE_FLAGS, both from qkov_compile_check_prelude_use in CompileChecks.cmake), except for a source with flags of its own,
 # which the precompiled header was not made with. A precompiled header that does not fit is an
 # error, never a silent slow path (g++: -Werror=invalid-pch; clang refuses one by itself).
-# Variables: COMPILER, KIND (gcc or clang), SOURCE, EXPECT, FLAGS (separated by |), PRELUDE_DIR
-# and DIALECT (c++20 or gnu++20) optional.
+# Variables: COMPILER, KIND (gcc or clang), SOURCE, EXPECT, FLAGS (separated by |), PRELUDE_FILE
+# and PRELUDE_FLAGS (separated by |) optional.
 cmake_minimum_required(VERSION 3.25)
 foreach(var COMPILER KIND SOURCE EXPECT)
   if(NOT DEFINED ${var})
@@ -29,20 +29,12 @@ foreach(line IN LISTS own_flags)
   separate_arguments(line UNIX_COMMAND "${line}")
   list(APPEND FLAGS ${line})
 endforeach()
-if(PRELUDE_DIR AND NOT own_flags)
-  if(KIND STREQUAL "gcc")
-    set(pch ${PRELUDE_DIR}/${DIALECT}/compile_check_prelude.hpp.gch)
-  else()
-    set(pch ${PRELUDE_DIR}/${DIALECT}/compile_check_prelude.pch)
+if(PRELUDE_FILE AND NOT own_flags)
+  if(NOT EXISTS ${PRELUDE_FILE})
+    message(FATAL_ERROR "${PRELUDE_FILE} is missing: build the project (cmake --build) before running the compile checks")
   endif()
-  if(NOT EXISTS ${pch})
-    message(FATAL_ERROR "${pch} is missing: build the project (cmake --build) before running the compile checks")
-  endif()
-  if(KIND STREQUAL "gcc")
-    list(APPEND FLAGS -include ${PRELUDE_DIR}/${DIALECT}/compile_check_prelude.hpp -Werror=invalid-pch)
-  else()
-    list(APPEND FLAGS -include-pch ${pch})
-  endif()
+  string(REPLACE "|" ";" PRELUDE_FLAGS "${PRELUDE_FLAGS}")
+  list(APPEND FLAGS ${PRELUDE_FLAGS})
 endif()
 set(ENV{LC_ALL} C)  # plain ASCII quotes in diagnostics
 execute_process(COMMAND ${COMPILER} ${FLAGS} -fsyntax-only ${SOURCE}
@@ -51,7 +43,7 @@ set(log "${out}${err}")
 # A refused precompiled header is the harness's failure, whatever the check expects: a case that
 # must fail would otherwise pass on its own diagnostic beside this one.
 if(log MATCHES "invalid-pch|PCH file|precompiled header|precompiled file|AST file")
-  message(FATAL_ERROR "${SOURCE}: the compile checks' precompiled standard headers (${PRELUDE_DIR}) were refused; rebuild them (cmake --build):\n${log}")
+  message(FATAL_ERROR "${SOURCE}: the compile checks' precompiled standard headers (${PRELUDE_FILE}) were refused; rebuild them (cmake --build):\n${log}")
 endif()
 
 if(EXPECT STREQUAL "pass")
