@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses with clang (AddressSanitizer + UBSan) into BUILD_DIR, one per core.
+# A harness is rebuilt only when its compile command changed or a file it includes is newer than it
+# (clang's dependency file), so a second call after an unchanged tree compiles nothing: the test
+# command builds them in the background early and fuzz/run.sh calls this again before running them.
+# Usage: fuzz/build.sh [BUILD_DIR, default build/fuzz]
+# Environment: CLANGXX (default clang++-16, else clang++).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=${1:-$root/build/fuzz}
+if [ -z "${CLANGXX:-}" ]; then
+  if command -v clang++-16 > /dev/null; then CLANGXX=clang++-16; else CLANGXX=clang++; fi
+fi
+# shellcheck source=fuzz/harnesses.sh
+. "$here/harnesses.sh"
+mkdir -p "$out"
+includes=$(pkg-config --cflags xtensor 2>/dev/null || true)
+
+# True when BIN exists, was built by COMMAND, and no file in its dependency file is newer.
+up_to_date() {
+  local bin=$1 command=$2 file
+  [[ -x $bin && -f $bin.d && -f $bin.command && $(< "$bin.command") == "$command" ]] || return 1
+  # The dependency file: "target: dep dep \" lines; every word after the colon is a file (the
+  # paths of this tree and the system's headers have no spaces).
+  # shellcheck disable=SC2013
+  for file in $(sed -e '1s/^[^:]*://' -e 's/\\$//' "$bin.d"); do
+    [[ $file -nt $bin ]] && return 1
+  done
+  return 0
+}
+
+build_one() {
+  local bin=$out/$1_fuzz
+  # shellcheck disable=SC2206,SC2054 # the include flags are words; the sanitizers one argument
+  local command=("$CLANGXX" -std=c++20 -O1 -g1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+                 "-I$root/include" $includes "$here/$1_fuzz.cpp")
+  if up_to_date "$bin" "${command[*]}"; then
+    echo "fuzz: $1_fuzz is up to date"
+    return 0
+  fi
+  rm -f "$bin.command"
+  "${command[@]}" -MMD -MF "$bin.d" -o "$bin"
+  echo "${command[*]}" > "$bin.command"
+  echo "fuzz: built $1_fuzz"
+}
+in_parallel build_one || { echo "fuzz: a harness did not compile" >&2; exit 1; }
