@@ -41,12 +41,16 @@ bash scripts/reset-other-generator.sh build/default build/asan
 # The sanitizer build and the fuzz harnesses need nothing of the release build, so they start now,
 # in the background at the lowest priority (nice 19): they take the CPU time the release build and
 # its tests leave idle (about 5% of both cores' time, sampled through this script) and yield it
-# otherwise. The sanitizer stage waits for what is left of them, with nothing else running. Their
-# own process group (setsid), so that a failure of this script stops them too.
+# otherwise. The sanitizer stage waits for what is left of them, with nothing else running. They
+# run in their own process group (job control, set -m), so that a failure of this script stops
+# them too, but in this session: Linux's autogroups share the CPU between sessions equally, nice
+# or not, so a new session (setsid) would take half the CPU from the release build.
 background_log=$results/background-build.log
-setsid nice -n 19 bash -c "cmake --preset asan && cmake --build --preset asan -j $jobs && bash fuzz/build.sh build/fuzz" \
+set -m
+nice -n 19 bash -c "cmake --preset asan && cmake --build --preset asan -j $jobs && bash fuzz/build.sh build/fuzz" \
   > "$background_log" 2>&1 &
 background=$!
+set +m
 trap 'kill -- -"$background" 2> /dev/null || true' EXIT
 
 # The release build leaves out the suites the sanitizer build runs (QKOV_TEST_SUITES=unsanitized):
