@@ -26,6 +26,7 @@
 #include "qkov/scan/scan_merge.hpp"
 #include "qkov/scan/scan_model.hpp"
 #include "model_runs.hpp"
+#include "scan_invariances.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
 #include "tiny_checkpoint.hpp"
@@ -560,95 +561,13 @@ BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
     }
 }
 
-namespace {
-
-/// A scan of layers first..last (the model's last when unset) written as `qkov scan --json
-/// dir/file` writes it, the document and its pairs' tensors beside it, and read back as a shard
-/// named `name`. The tensors must hold every pair of the scan at its place, to the bit, and NaN
-/// everywhere else.
-scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last, const fs::path& dir, const std::string& name)
-{
-    scan_options o;
-    o.first_layer = first, o.last_layer = last;
-    const auto r = qkov::runs::scan_model(m, o);
-    const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"head_dim", m.config().head_dim}};
-    fs::create_directories(dir);
-    write_scan_files(dir / name, r, model_facts(r), summary, "model", first, last.value_or(m.config().layers - 1));
-    auto shard = read_scan_shard(dir / name);
-    shard.name = name;
-    const auto& c = shard.document.at("composition");
-    BOOST_TEST(c.at("pairs").get<std::size_t>() == r.composition.size());
-    const std::size_t L = m.config().layers, H = m.config().heads;
-    const composition_tensors_reader tensors(dir / c.at("tensors").get<std::string>(), c.at("sha256").get<std::string>(), L, H);
-    BOOST_TEST(tensors.shape().spectrum == m.config().head_dim);
-    std::vector<double> row(L * H), spectra(L * H * tensors.shape().spectrum);
-    // Every tensor: as many places hold values as there are pairs, the NaN of absence in all others.
-    for (std::size_t t = 0; t < 4; ++t) {
-        std::size_t finite = 0, absent = 0;
-        auto& values = t == 3 ? spectra : row;
-        for (std::size_t sl = 0; sl < L; ++sl)
-            for (std::size_t sh = 0; sh < H; ++sh) {
-                tensors.read(t, sl, sh, 0, L - 1, values);
-                finite += static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double v) { return std::isfinite(v); }));
-                absent += static_cast<std::size_t>(std::count_if(values.begin(), values.end(), marks_absence));
-            }
-        const std::size_t per_pair = t == 3 ? tensors.shape().spectrum : 1;
-        BOOST_TEST(finite == r.composition.size() * per_pair);
-        BOOST_TEST(absent == (L * H * L * H - r.composition.size()) * per_pair);
-    }
-    for (const auto& p : r.composition) {
-        for (std::size_t t = 0; t < 3; ++t) {
-            tensors.read(t, p.source_layer, p.source_head, 0, L - 1, row);
-            BOOST_TEST(row[p.target_layer * H + p.target_head] == (t == 0 ? p.q : t == 1 ? p.k : p.v));
-        }
-        tensors.read(3, p.source_layer, p.source_head, 0, L - 1, spectra);
-        const auto& t3 = p.t3_singular_values();
-        for (std::size_t i = 0; i < t3.size(); ++i) BOOST_TEST(spectra[(p.target_layer * H + p.target_head) * tensors.shape().spectrum + i] == t3(i));
-    }
-    return shard;
-}
-
-/// Scans `m` whole and in shards of the given ranges (handed to the merge last first), and requires
-/// the merge to equal the whole scan, every field of the document (nothing is excluded, as the
-/// merged document records the whole range 0..L-1 the whole scan records) and every byte of the
-/// tensors (the documents name them by their SHA-256, compared too).
-void check_shards_merge_to_whole(const fs::path& dir, const std::vector<std::pair<std::size_t, std::size_t>>& ranges)
-{
-    const auto m = qkov::runs::open_model(dir);
-    const auto out = fs::temp_directory_path() / ("scan-tests-merge-" + dir.filename().string());
-    fs::remove_all(out);
-    const auto whole = scan_files(m, 0, std::nullopt, out / "whole", "scan.json");
-    std::vector<scan_shard> shards;
-    std::size_t pairs = 0;
-    for (const auto& [first, last] : ranges) {
-        const std::string range = std::to_string(first) + "-" + std::to_string(last);
-        shards.insert(shards.begin(), scan_files(m, first, last, out / range, "scan.json"));
-        pairs += shards.front().document["composition"]["pairs"].get<std::size_t>();
-    }
-    BOOST_TEST(pairs == whole.document["composition"]["pairs"].get<std::size_t>(), dir);
-    BOOST_TEST(!whole.document["facts"].empty());
-    fs::create_directories(out / "merged");
-    const auto merged = merge_scans(shards, out / "merged" / "scan.tensors.safetensors");
-    BOOST_TEST((merged == whole.document), dir << ": the merge differs from the whole scan: " << nlohmann::json::diff(whole.document, merged).dump().substr(0, 600));
-    const auto bytes = [](const fs::path& file) {
-        std::ifstream in(file, std::ios::binary);
-        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    };
-    BOOST_TEST((bytes(out / "merged" / "scan.tensors.safetensors") == bytes(out / "whole" / "scan.tensors.safetensors")), dir);
-    fs::remove_all(out);
-}
-
-} // namespace
-
 BOOST_AUTO_TEST_CASE(sharded_scan_merges_to_the_whole)
 {
-    check_shards_merge_to_whole(write_gpt2("planted-shards", planted_tensors()), {{0, 0}, {1, 1}});
+    qkov::test::check_shards_merge_to_whole(write_gpt2("planted-shards", planted_tensors()), {{0, 0}, {1, 1}});
     // The fixtures: learned positions (gpt2), partial rotary (gpt_neox), GQA with RoPE (llama, whose B4 fact the merge states again).
     for (const char* name : {"gpt2", "gpt_neox", "llama"})
-        if (const auto dir = qkov::test::shared_dir_or_skip(std::string("fixtures/models/") + name); !dir.empty()) check_shards_merge_to_whole(dir, {{0, 0}, {1, 1}});
-    // Five layers in three shards: the last reads layers 0-2 only for what they write.
-    if (const auto dir = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K/hf"); !dir.empty())
-        check_shards_merge_to_whole(dir, {{0, 1}, {2, 2}, {3, 4}});
+        if (const auto dir = qkov::test::shared_dir_or_skip(std::string("fixtures/models/") + name); !dir.empty()) qkov::test::check_shards_merge_to_whole(dir, {{0, 0}, {1, 1}});
+    // stories260K's five layers in three shards: unit.scan_trained, in the release build.
 }
 
 namespace {
@@ -690,7 +609,7 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     const auto m = qkov::runs::open_model(write_gpt2("planted-merge-errors", planted_tensors()));
     const auto dir = fs::temp_directory_path() / "scan-tests-merge-errors";
     fs::remove_all(dir);
-    const scan_shard a = scan_files(m, 0, 0, dir, "a.json"), b = scan_files(m, 1, 1, dir, "b.json"), whole = scan_files(m, 0, std::nullopt, dir, "whole.json");
+    const scan_shard a = qkov::test::scan_files(m, 0, 0, dir, "a.json"), b = qkov::test::scan_files(m, 1, 1, dir, "b.json"), whole = qkov::test::scan_files(m, 0, std::nullopt, dir, "whole.json");
     const auto merge_error = [&](std::vector<scan_shard> shards) { return error_of([&] { merge_scans(shards, dir / "merged.tensors.safetensors"); }); };
     const auto edited = [](scan_shard s, const std::function<void(nlohmann::json&)>& edit) {
         edit(s.document);
@@ -797,31 +716,10 @@ BOOST_AUTO_TEST_CASE(time_left_grows_with_the_layer_pairs)
 
 BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_scan)
 {
-    // The scan's parallel work is blocks fixed by the model (heads, composition sources, the token
-    // circuit's columns) with BLAS on each block's thread: the document must be the same to the bit
-    // for any worker count, and whatever OpenBLAS's own count (3 BLAS threads changed T3's last bits
-    // when the composition product was one BLAS call). 3 workers do not divide 4 heads evenly.
-    const auto saved_blas = qkov::numeric::blas_threads();
-    const auto threads_dir = fs::temp_directory_path() / "scan-tests-threads";
-    std::vector<fs::path> models{write_gpt2("planted-threads", planted_tensors())};
-    for (const char* name : {"fixtures/models/gpt2", "fixtures/models/llama", "real_models/llama2c-stories260K/hf"})
-        if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) models.push_back(dir);
-    for (const auto& dir : models) {
-        const auto m = qkov::runs::open_model(dir);
-        std::optional<nlohmann::json> one;
-        for (const auto& [workers, blas] : std::vector<std::pair<std::size_t, int>>{{1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}}) {
-            qkov::numeric::set_worker_count(workers);
-            qkov::numeric::set_blas_threads(blas);
-            // The document names the tensors by their SHA-256: equal documents, equal tensors.
-            const auto document = scan_files(m, 0, std::nullopt, threads_dir, "scan.json").document;
-            if (!one) one = document;
-            else BOOST_TEST((document == *one), dir << ": " << workers << " workers, " << blas << " BLAS threads against 1, 1: "
-                                                    << nlohmann::json::diff(*one, document).dump().substr(0, 600));
-        }
-    }
-    qkov::numeric::set_worker_count(0);
-    if (saved_blas) qkov::numeric::set_blas_threads(*saved_blas);
-    fs::remove_all(threads_dir);
+    // stories260K's five layers: unit.scan_trained, in the release build.
+    qkov::test::check_thread_counts_leave_the_scan_unchanged(write_gpt2("planted-threads", planted_tensors()));
+    for (const char* name : {"fixtures/models/gpt2", "fixtures/models/llama"})
+        if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) qkov::test::check_thread_counts_leave_the_scan_unchanged(dir);
 }
 
 // What --calibrate computes, against the forward pass run apart: with a calibration text the

@@ -1,5 +1,7 @@
 // The scan's labels judged by behaviour, on trained models: the small transformers of
-// ../shared/trained_models and stories260K. The previous-token behaviour of the trained models is
+// ../shared/trained_models and stories260K. (At the end: stories260K's scan is the same whatever
+// the thread count and merges from shards, the checks unit.scan makes on the fixtures under the
+// sanitizers, here in the release build, where they take a tenth of the time.) The previous-token behaviour of the trained models is
 // the independent NumPy forward pass's (ground_truth.json, TransformerLens' score, its borderline
 // heads left out as its README asks); sink and copy, which ground_truth.json does not measure on
 // these sequences, and everything on stories260K, come from qkov detect's forward pass
@@ -36,6 +38,7 @@
 #include "qkov/scan/scan_model.hpp"
 #include "qkov/scan/seed_head_model.hpp"
 #include "model_runs.hpp"
+#include "scan_invariances.hpp"
 #include "shared_dir.hpp"
 
 using namespace qkov;
@@ -477,4 +480,20 @@ BOOST_AUTO_TEST_CASE(stories260K_circuit_labels_are_shown_by_behaviour)
             if (b->shows(behaviour_name)) BOOST_TEST(has(h.labels.labels, behaviour_name), h.layer << "." << h.head << " shows " << behaviour_name << " unlabelled");
     }
     BOOST_TEST(searched == 32u);  // layers 1-4, 8 heads each: every head below layer 0 was searched
+}
+
+/// stories260K's scan is the same to the bit with any number of workers and BLAS threads, and its
+/// five layers scanned in three shards merge to the whole scan (scan_invariances.hpp; unit.scan
+/// checks both on the fixtures under the sanitizers). The last shard reads layers 0-2 only for
+/// what they write.
+BOOST_AUTO_TEST_CASE(stories260K_scan_whatever_the_thread_count)
+{
+    if (const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf"); !dir.empty())
+        test::check_thread_counts_leave_the_scan_unchanged(dir);
+}
+
+BOOST_AUTO_TEST_CASE(stories260K_shards_merge_to_the_whole)
+{
+    if (const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf"); !dir.empty())
+        test::check_shards_merge_to_whole(dir, {{0, 1}, {2, 2}, {3, 4}});
 }
