@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses with clang (AddressSanitizer + UBSan) into BUILD_DIR, one per core.
 # A harness is rebuilt only when its compile command changed or a file it includes is newer than it
-# (clang's dependency file), so a second call after an unchanged tree compiles nothing: the test
-# command builds them in the background early and fuzz/run.sh calls this again before running them.
+# (clang's dependency file), so that fuzz/run.sh, which calls this first, compiles nothing when
+# run again on an unchanged tree.
 # Usage: fuzz/build.sh [BUILD_DIR, default build/fuzz]
 # Environment: CLANGXX (default clang++-16, else clang++).
 set -euo pipefail

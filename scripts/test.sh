@@ -36,25 +36,9 @@ results=$PWD/build/test-results
 rm -rf "$results"
 mkdir -p "$results"
 
-bash scripts/reset-other-generator.sh build/default build/asan
-
-# The sanitizer build and the fuzz harnesses need nothing of the release build, so they start now,
-# in the background at the lowest priority (nice 19): they take the CPU time the release build and
-# its tests leave idle (about 5% of both cores' time, sampled through this script) and yield it
-# otherwise. The sanitizer stage waits for what is left of them, with nothing else running. They
-# run in their own process group (job control, set -m), so that a failure of this script stops
-# them too, but in this session: Linux's autogroups share the CPU between sessions equally, nice
-# or not, so a new session (setsid) would take half the CPU from the release build.
-background_log=$results/background-build.log
-set -m
-nice -n 19 bash -c "cmake --preset asan && cmake --build --preset asan -j $jobs && bash fuzz/build.sh build/fuzz" \
-  > "$background_log" 2>&1 &
-background=$!
-set +m
-trap 'kill -- -"$background" 2> /dev/null || true' EXIT
-
 # The release build leaves out the suites the sanitizer build runs (QKOV_TEST_SUITES=unsanitized):
 # each suite is compiled and run once. `cmake --preset default` alone builds them all.
+bash scripts/reset-other-generator.sh build/default build/asan
 cmake --preset default -DQKOV_TEST_SUITES=unsanitized
 cmake --build --preset default -j "$jobs"
 stage "default build (compiles every proof with g++)"
@@ -63,16 +47,9 @@ stage "tests (compile checks, Boost.Test suites of the mathematics, examples, to
 ctest --preset clang -j "$jobs" --output-junit "$results/clang.xml"
 stage "clang verdicts (every proof, false twin and compile-fail case again)"
 
-echo "test.sh: waiting for the sanitizer build and the fuzz harnesses' build, started in the background"
-background_status=0
-wait "$background" || background_status=$?
-cat "$background_log"
-if ((background_status != 0)); then
-  echo "test.sh: the sanitizer build or the fuzz harnesses' build failed (exit $background_status; output above)" >&2
-  exit 1
-fi
-cmake --build --preset asan -j "$jobs"  # nothing left to build: says so
-stage "sanitizer build (the part not done in the background)"
+cmake --preset asan
+cmake --build --preset asan -j "$jobs"
+stage "sanitizer build"
 ctest --preset asan -j "$jobs" --output-junit "$results/asan.xml"
 stage "sanitizer tests (the Boost.Test suites of run-time memory)"
 
