@@ -38,6 +38,7 @@ int validate(const validate_options& o)
 {
     precision::validation_plan plan;
     if (o.max_position) plan.max_position = *o.max_position;
+    plan.claims = o.claims;
     if (o.quick) plan = precision::quick_plan(plan);
     std::vector<precision::validation_row> rows;
     for (int digits : o.digits) {
@@ -98,6 +99,9 @@ subcommand add_validate(CLI::App& app)
         ->check(CLI::IsMember({"cpp_bin_float", "mpfr"}));
     command->add_option("--max-position", options->max_position, "Largest position")->check(integer_in(precision::smallest_max_position, precision::largest_max_position));
     command->add_flag("--quick", options->quick, "Few samples (a smoke run)");
+    command->add_option("--claims", options->claims, "Only these rows, comma-separated (default: every claim)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(precision::validation_claims()));
     command->add_option("--markdown", options->markdown, "Markdown table ('' for none)");
     command->add_option("--json", options->json, "JSON rows ('' for none)");
     return {command, [options] { return validate(*options); }};

@@ -24,6 +24,7 @@ struct validate_options {
     std::string markdown = "report/validation.md";
     std::string json = "report/validation.json";
     std::optional<std::int64_t> max_position;  ///< empty: precision::validation_plan's default
+    std::vector<std::string> claims;           ///< the rows to run; empty: every claim
 };
 
 /// Exit status 0 when every residual is within its bound (the files are written either way).

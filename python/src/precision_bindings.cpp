@@ -59,7 +59,7 @@ py::dict audit(std::size_t d, std::optional<std::size_t> rotary_dim, const std::
     return py::dict(py::arg("lines") = lines, py::arg("reference_smallest_gap") = report.reference_smallest_gap, py::arg("files") = report.user_files);
 }
 
-py::list validate(int digits, bool quick, std::optional<std::int64_t> max_position)
+py::list validate(int digits, bool quick, std::optional<std::int64_t> max_position, const std::optional<std::vector<std::string>>& claims)
 {
     if (digits != 50 && digits != 100) throw std::invalid_argument("qkov: digits " + std::to_string(digits) + ": only 50 and 100 are built in");
     precision::validation_plan plan;
@@ -69,6 +69,11 @@ py::list validate(int digits, bool quick, std::optional<std::int64_t> max_positi
                                         std::to_string(precision::smallest_max_position) + ".." + std::to_string(precision::largest_max_position) +
                                         " (as qkov validate --max-position)");
         plan.max_position = *max_position;
+    }
+    if (claims) {
+        if (claims->empty()) throw std::invalid_argument("qkov: claims is empty: name at least one of the validated claims, or pass None for all");
+        precision::check_validation_claims(*claims);
+        plan.claims = *claims;
     }
     if (quick) plan = precision::quick_plan(plan);  // as `qkov validate --quick`
     std::vector<precision::validation_row> rows;
@@ -96,10 +101,10 @@ void bind_precision(py::module_& m)
           "previous-token head first fails. Returns a dict: lines (per recipe: label, recipe, buckets of errors by position, curve [k, 2] of "
           "(position, max |cos/sin error|), breakdown_query or None), reference_smallest_gap, files. table: a .npy cos/sin table to audit too. "
           "Raises ValueError naming the setting it cannot honour.");
-    m.def("validate", &validate, py::arg("digits") = 50, py::arg("quick") = false, py::arg("max_position") = py::none(),
+    m.def("validate", &validate, py::arg("digits") = 50, py::arg("quick") = false, py::arg("max_position") = py::none(), py::arg("claims") = py::none(),
           "The high-precision validation (`qkov validate`, Boost's cpp_bin_float): per claim its residual at `digits` (50 or 100) against "
           "the bound of its error analysis. Returns a list of dicts (claim, size, digits, max_residual, bound, within_bound, implied, note, "
-          "seconds). Validation, not proof.");
+          "seconds). claims: only these rows (`qkov validate --claims`; None: every claim). Validation, not proof.");
 }
 
 } // namespace qkov::python

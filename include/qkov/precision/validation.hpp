@@ -8,9 +8,11 @@
 // 100 digits), d = 64 for R5 (the size proofs/R5 certifies). Positions reach max_position.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,14 +34,23 @@ std::pair<decltype(std::declval<F>()()), double> timed(F&& f)
 }
 } // namespace detail
 
-/// Every row of the table at the precision of T.
+/// The rows of the table that `plan.claims` asks for (every row when it is empty), in the table's
+/// order, at the precision of T. std::invalid_argument names a claim without a row.
 template <class T>
 std::vector<validation_row> validate_claims(const validation_plan& plan)
 {
+    check_validation_claims(plan.claims);
     const int digits = decimal_digits<T>();
     const std::string positions = "positions to " + std::to_string(plan.max_position);
+    const auto wanted = [&](const std::string& claim) {
+        return plan.claims.empty() || std::find(plan.claims.begin(), plan.claims.end(), claim) != plan.claims.end();
+    };
     std::vector<validation_row> rows;
     auto add = [&](std::string claim, std::string size, auto&& run) {
+        const auto& known = validation_claims();
+        if (std::find(known.begin(), known.end(), claim) == known.end())
+            throw std::logic_error("qkov: validation row " + claim + " is missing from validation_claims()");
+        if (!wanted(claim)) return;
         auto [result, seconds] = detail::timed(run);
         rows.push_back({std::move(claim), std::move(size), digits, std::move(result), seconds});
     };
@@ -58,6 +69,8 @@ std::vector<validation_row> validate_claims(const validation_plan& plan)
     });
     add("B3", "d = 16, D = 768, " + positions,
         [&] { return absorption_residual<T, 16, 768>(base, p, plan.absorption_samples, plan.seed + 60).rope; });
+    if (plan.claims.empty() && rows.size() != validation_claims().size())
+        throw std::logic_error("qkov: validation_claims() names a claim the validation has no row for");
     return rows;
 }
 
