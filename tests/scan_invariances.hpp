@@ -1,6 +1,6 @@
 // Two properties of the whole scan, as `qkov scan --json` writes it, checked on any model: its
 // shards merge to the whole scan, and no thread count changes it. unit.scan checks them on the
-// fixtures under the sanitizers, unit.scan_trained on stories260K in the release build (its 13
+// fixtures under the sanitizers, unit.scan_trained on stories260K in the release build (its 9
 // scans took 38 s under AddressSanitizer, 2 s in the release build).
 #pragma once
 
@@ -28,19 +28,17 @@
 
 namespace qkov::test {
 
-namespace fs = std::filesystem;
-
 /// A scan of layers first..last (the model's last when unset) written as `qkov scan --json
 /// dir/file` writes it, the document and its pairs' tensors beside it, and read back as a shard
 /// named `name`. The tensors must hold every pair of the scan at its place, to the bit, and NaN
 /// everywhere else.
-inline scan::scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last, const fs::path& dir, const std::string& name)
+inline scan::scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last, const std::filesystem::path& dir, const std::string& name)
 {
     scan::scan_options o;
     o.first_layer = first, o.last_layer = last;
     const auto r = qkov::runs::scan_model(m, o);
     const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"head_dim", m.config().head_dim}};
-    fs::create_directories(dir);
+    std::filesystem::create_directories(dir);
     scan::write_scan_files(dir / name, r, scan::model_facts(r), summary, "model", first, last.value_or(m.config().layers - 1));
     auto shard = scan::read_scan_shard(dir / name);
     shard.name = name;
@@ -80,11 +78,11 @@ inline scan::scan_shard scan_files(const qkov::model::attention_model& m, std::s
 /// the merge to equal the whole scan, every field of the document (nothing is excluded, as the
 /// merged document records the whole range 0..L-1 the whole scan records) and every byte of the
 /// tensors (the documents name them by their SHA-256, compared too).
-inline void check_shards_merge_to_whole(const fs::path& dir, const std::vector<std::pair<std::size_t, std::size_t>>& ranges)
+inline void check_shards_merge_to_whole(const std::filesystem::path& dir, const std::vector<std::pair<std::size_t, std::size_t>>& ranges)
 {
     const auto m = qkov::runs::open_model(dir);
-    const auto out = fs::temp_directory_path() / ("scan-tests-merge-" + dir.filename().string());
-    fs::remove_all(out);
+    const auto out = std::filesystem::temp_directory_path() / ("scan-tests-merge-" + dir.filename().string());
+    std::filesystem::remove_all(out);
     const auto whole = scan_files(m, 0, std::nullopt, out / "whole", "scan.json");
     std::vector<scan::scan_shard> shards;
     std::size_t pairs = 0;
@@ -95,15 +93,15 @@ inline void check_shards_merge_to_whole(const fs::path& dir, const std::vector<s
     }
     BOOST_TEST(pairs == whole.document["composition"]["pairs"].get<std::size_t>(), dir);
     BOOST_TEST(!whole.document["facts"].empty());
-    fs::create_directories(out / "merged");
+    std::filesystem::create_directories(out / "merged");
     const auto merged = scan::merge_scans(shards, out / "merged" / "scan.tensors.safetensors");
     BOOST_TEST((merged == whole.document), dir << ": the merge differs from the whole scan: " << nlohmann::json::diff(whole.document, merged).dump().substr(0, 600));
-    const auto bytes = [](const fs::path& file) {
+    const auto bytes = [](const std::filesystem::path& file) {
         std::ifstream in(file, std::ios::binary);
         return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     };
     BOOST_TEST((bytes(out / "merged" / "scan.tensors.safetensors") == bytes(out / "whole" / "scan.tensors.safetensors")), dir);
-    fs::remove_all(out);
+    std::filesystem::remove_all(out);
 }
 
 /// Scans the model at `dir` whole with 1, 2 and 3 workers and 1 and 3 BLAS threads, and requires
@@ -111,10 +109,10 @@ inline void check_shards_merge_to_whole(const fs::path& dir, const std::vector<s
 /// (heads, composition sources, the token circuit's columns) with BLAS on each block's thread, so
 /// no worker count may change it, whatever OpenBLAS's own count (3 BLAS threads changed T3's last
 /// bits when the composition product was one BLAS call). 3 workers do not divide 4 heads evenly.
-inline void check_thread_counts_leave_the_scan_unchanged(const fs::path& dir)
+inline void check_thread_counts_leave_the_scan_unchanged(const std::filesystem::path& dir)
 {
     const auto saved_blas = numeric::blas_threads();
-    const auto threads_dir = fs::temp_directory_path() / ("scan-tests-threads-" + dir.filename().string());
+    const auto threads_dir = std::filesystem::temp_directory_path() / ("scan-tests-threads-" + dir.filename().string());
     const auto m = runs::open_model(dir);
     std::optional<nlohmann::json> one;
     for (const auto& [workers, blas] : std::vector<std::pair<std::size_t, int>>{{1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}}) {
@@ -128,7 +126,7 @@ inline void check_thread_counts_leave_the_scan_unchanged(const fs::path& dir)
     }
     numeric::set_worker_count(0);
     if (saved_blas) numeric::set_blas_threads(*saved_blas);
-    fs::remove_all(threads_dir);
+    std::filesystem::remove_all(threads_dir);
 }
 
 } // namespace qkov::test

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "qkov/precision/validation_plan.hpp"
+#include "qkov/report/joined_text.hpp"
 #include "qkov/report/number_text.hpp"
 #include "qkov/report/report_file.hpp"
 #include "qkov/report/table.hpp"
@@ -90,7 +91,7 @@ CLI::Validator validation_digits()
 subcommand add_validate(CLI::App& app)
 {
     auto options = std::make_shared<validate_options>();
-    auto* command = app.add_subcommand("validate", "High-precision validation of R1, R2, R4, R5, T2, B2, B3 (residual table)");
+    auto* command = app.add_subcommand("validate", "High-precision validation of " + report::joined(precision::validation_claims()) + " (residual table)");
     // Every value is checked before anything is computed (a bad second value must not wait for the first run).
     command->add_option("--digits", options->digits, "Working precisions (50 and/or 100)")
         ->delimiter(',')
@@ -99,7 +100,7 @@ subcommand add_validate(CLI::App& app)
         ->check(CLI::IsMember({"cpp_bin_float", "mpfr"}));
     command->add_option("--max-position", options->max_position, "Largest position")->check(integer_in(precision::smallest_max_position, precision::largest_max_position));
     command->add_flag("--quick", options->quick, "Few samples (a smoke run)");
-    command->add_option("--claims", options->claims, "Only these rows, comma-separated (default: every claim)")
+    command->add_option("--claims", options->claims, "Only these rows, comma-separated (default: every claim; a subset replaces the default report/validation.* too)")
         ->delimiter(',')
         ->check(CLI::IsMember(precision::validation_claims()));
     command->add_option("--markdown", options->markdown, "Markdown table ('' for none)");
