@@ -19,7 +19,7 @@ namespace qkov::precision {
 inline constexpr std::int64_t smallest_max_position = 64, largest_max_position = 100'000'000;
 
 /// The claims the validation table has a row for, in the table's order (validation.hpp computes
-/// them, and refuses to run when its rows are not these).
+/// them, and refuses a row that is not in its place here).
 inline const std::vector<std::string>& validation_claims()
 {
     static const std::vector<std::string> claims{"R1", "R2", "R4", "R5", "T2", "B2", "B3"};
