@@ -1,8 +1,11 @@
-# qkov_add_compile_check(NAME <test> SOURCE <file> EXPECT pass|fail [KIND gcc|clang] [FLAGS ...] [LABELS ...])
+# qkov_add_compile_check(NAME <test> SOURCE <file> EXPECT pass|fail [KIND gcc|clang] [FLAGS ...] [LABELS ...]
+#                        [PRELUDE_DIALECT c++20|gnu++20])
 # Registers a CTest test that compiles SOURCE against qkov's headers and judges the outcome with
 # cmake/check_compile.cmake. Direct compiler calls (not build targets) keep the tests parallel-safe.
 # Without KIND the project's own compiler judges (its kind from CMAKE_CXX_COMPILER_ID); KIND clang
 # with a g++ build uses QKOV_CLANG_COMPILER, the second, independent constant evaluator.
+# PRELUDE_DIALECT uses another dialect's precompiled standard headers than the check's own: only
+# for the test that the harness refuses them.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   set(QKOV_COMPILER_KIND clang)
 else()
@@ -67,7 +70,7 @@ function(qkov_compile_check_prelude_use kind dialect file_var flags_var)
 endfunction()
 
 function(qkov_add_compile_check)
-  cmake_parse_arguments(ARG "" "NAME;SOURCE;EXPECT;KIND" "FLAGS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;SOURCE;EXPECT;KIND;PRELUDE_DIALECT" "FLAGS;LABELS" ${ARGN})
   if(NOT ARG_KIND OR ARG_KIND STREQUAL QKOV_COMPILER_KIND)
     set(ARG_KIND ${QKOV_COMPILER_KIND})
     set(compiler ${CMAKE_CXX_COMPILER})
@@ -84,6 +87,9 @@ function(qkov_add_compile_check)
   set(dialect c++20)
   if("-std=gnu++20" IN_LIST ARG_FLAGS)  # a later -std wins
     set(dialect gnu++20)
+  endif()
+  if(ARG_PRELUDE_DIALECT)  # another dialect's precompiled prelude: only the test that it is refused
+    set(dialect ${ARG_PRELUDE_DIALECT})
   endif()
   qkov_compile_check_prelude_use(${ARG_KIND} ${dialect} prelude_file prelude_flags)
   string(REPLACE ";" "|" prelude_flags "${prelude_flags}")
