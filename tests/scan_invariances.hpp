@@ -1,5 +1,6 @@
 // Two properties of the whole scan, as `qkov scan --json` writes it, checked on any model: its
-// shards merge to the whole scan, and no thread count changes it. unit.scan checks them on the
+// shards merge to the whole scan (and each shard is the same with the inputs the shards share,
+// scan/shard_inputs.hpp), and no thread count changes it. unit.scan checks them on the
 // fixtures under the sanitizers, unit.scan_trained on stories260K in the release build (its 9
 // scans took 38 s under AddressSanitizer, 2 s in the release build).
 #pragma once
@@ -32,10 +33,12 @@ namespace qkov::test {
 /// dir/file` writes it, the document and its pairs' tensors beside it, and read back as a shard
 /// named `name`. The tensors must hold every pair of the scan at its place, to the bit, and NaN
 /// everywhere else.
-inline scan::scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last, const std::filesystem::path& dir, const std::string& name)
+inline scan::scan_shard scan_files(const qkov::model::attention_model& m, std::size_t first, std::optional<std::size_t> last, const std::filesystem::path& dir, const std::string& name,
+                                   const std::filesystem::path& shared_inputs = {})
 {
     scan::scan_options o;
     o.first_layer = first, o.last_layer = last;
+    o.shared_inputs = shared_inputs;
     const auto r = qkov::runs::scan_model(m, o);
     const nlohmann::json summary = {{"layers", m.config().layers}, {"heads", m.config().heads}, {"head_dim", m.config().head_dim}};
     std::filesystem::create_directories(dir);
@@ -84,12 +87,20 @@ inline void check_shards_merge_to_whole(const std::filesystem::path& dir, const 
     const auto out = std::filesystem::temp_directory_path() / ("scan-tests-merge-" + dir.filename().string());
     std::filesystem::remove_all(out);
     const auto whole = scan_files(m, 0, std::nullopt, out / "whole", "scan.json");
+    // The inputs the shards share, prepared once: each shard that reads them writes the document it
+    // writes without them (the documents name their tensors by SHA-256: the tensors too).
+    std::vector<std::size_t> starts;
+    for (const auto& range : ranges) starts.push_back(range.first);
+    runs::prepare_shard_inputs(m, starts, out / "shared", {});
     std::vector<scan::scan_shard> shards;
     std::size_t pairs = 0;
     for (const auto& [first, last] : ranges) {
         const std::string range = std::to_string(first) + "-" + std::to_string(last);
         shards.insert(shards.begin(), scan_files(m, first, last, out / range, "scan.json"));
         pairs += shards.front().document["composition"]["pairs"].get<std::size_t>();
+        const auto shared = scan_files(m, first, last, out / (range + "-shared"), "scan.json", out / "shared").document;
+        BOOST_TEST((shared == shards.front().document),
+                   dir << ": shard " << range << " with the shared inputs differs: " << nlohmann::json::diff(shards.front().document, shared).dump().substr(0, 600));
     }
     BOOST_TEST(pairs == whole.document["composition"]["pairs"].get<std::size_t>(), dir);
     BOOST_TEST(!whole.document["facts"].empty());

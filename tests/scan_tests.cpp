@@ -25,6 +25,7 @@
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/scan_merge.hpp"
 #include "qkov/scan/scan_model.hpp"
+#include "qkov/scan/shard_inputs.hpp"
 #include "model_runs.hpp"
 #include "scan_invariances.hpp"
 #include "error_text.hpp"
@@ -572,13 +573,138 @@ BOOST_AUTO_TEST_CASE(sharded_scan_merges_to_the_whole)
 
 namespace {
 
+/// Rewrites one file of a shard-inputs directory with edit(tensor name, values) applied, and the
+/// manifest with its new SHA-256: a file as consistent as the preparation's own, with other numbers.
+void rewrite_shard_file(const fs::path& dir, const std::string& file,
+                        const std::function<void(const std::string&, std::vector<double>&, std::vector<std::size_t>&)>& edit)
+{
+    std::vector<qkov::io::tensor_to_write> tensors;
+    {
+        const qkov::io::safetensors_file f(dir / file);
+        for (const auto& name : f.names()) {
+            const auto* t = f.find(name);
+            std::vector<double> values(t->count);
+            for (std::size_t i = 0; i < t->count; ++i) values[i] = t->at(i);
+            auto shape = t->shape;
+            edit(name, values, shape);
+            tensors.push_back({name, shape, {}, std::move(values)});
+        }
+    }
+    qkov::io::write_safetensors(dir / file, tensors);
+    std::ifstream in(dir / shard_inputs_manifest);
+    auto manifest = nlohmann::json::parse(in);
+    if (manifest["common"].is_object() && manifest["common"]["file"] == file) manifest["common"]["sha256"] = qkov::io::file_sha256(dir / file);
+    for (const char* list : {"layers", "circuits"})
+        for (auto& entry : manifest[list])
+            if (entry["file"] == file) entry["sha256"] = qkov::io::file_sha256(dir / file);
+    std::ofstream(dir / shard_inputs_manifest) << manifest.dump(1);
+}
+
+} // namespace
+
+/// A shard reads what the preparation wrote only after checking it: inputs of another model or of
+/// other options, a shard not prepared, a file changed after the manifest, a value that is not
+/// finite, a tensor of another shape are refused by name. And it does read them: the same inputs with other numbers (their
+/// SHA-256 in the manifest) change its labels' evidence, which its own pass would not.
+BOOST_AUTO_TEST_CASE(shard_inputs_are_checked_and_used)
+{
+    const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/llama"), other = qkov::test::shared_dir_or_skip("fixtures/models/gpt_neox");
+    if (dir.empty() || other.empty()) return;
+    const auto m = qkov::runs::open_model(dir);
+    const auto out = fs::temp_directory_path() / "scan-tests-shard-inputs";
+    fs::remove_all(out);
+    qkov::runs::prepare_shard_inputs(m, {0, 1}, out / "both", {});
+    qkov::runs::prepare_shard_inputs(m, {0}, out / "first", {});
+    scan_options o;
+    o.first_layer = 1;
+    const auto own = qkov::runs::scan_model(m, o);
+    o.shared_inputs = out / "both";
+    const auto read = qkov::runs::scan_model(m, o);
+    BOOST_TEST_REQUIRE(read.heads.size() == own.heads.size());
+    BOOST_TEST_REQUIRE(read.heads[0].mean_field.has_value());
+    BOOST_TEST(read.heads[0].mean_field->by_offset == own.heads[0].mean_field->by_offset);
+
+    const auto refused = [&](const scan_options& options, const std::string& words) {
+        const auto e = error_of([&] { (void)qkov::runs::scan_model(m, options); });
+        BOOST_TEST(e.find(words) != std::string::npos, "expected '" << words << "' in: " << e);
+    };
+    auto changed = o;
+    changed.thresholds.queries = 40;
+    refused(changed, "another set of options: thresholds.queries is 50 there, 40 here");
+    changed = o, changed.search_circuits = false;
+    refused(changed, "search_circuits is true there, false here");
+    {
+        scan_options p;
+        p.first_layer = 1, p.shared_inputs = out / "both";
+        const auto e = error_of([&] { (void)qkov::runs::scan_model(qkov::runs::open_model(other), p); });
+        BOOST_TEST(e.find("prepared for another model") != std::string::npos, e);
+    }
+    changed = o, changed.shared_inputs = out / "first";
+    refused(changed, "holds no circuit writes for a shard starting at layer 1 (prepared: none;");
+    changed.shared_inputs = out / "absent";
+    refused(changed, "no such file (the manifest)");
+
+    // One byte of a layer's file changed after the manifest named it.
+    fs::copy(out / "both", out / "byte", fs::copy_options::recursive);
+    {
+        std::fstream f(out / "byte" / "layer-1.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-3, std::ios::end);
+        f.put('\x7f');
+    }
+    changed.shared_inputs = out / "byte";
+    refused(changed, "its SHA-256 is not the one the manifest names");
+    // A value that is not finite, the file otherwise consistent.
+    fs::copy(out / "both", out / "nan", fs::copy_options::recursive);
+    rewrite_shard_file(out / "nan", "layer-1.safetensors", [](const std::string& name, std::vector<double>& v, std::vector<std::size_t>&) {
+        if (name == "proxy") v[5] = std::nan("");
+    });
+    changed.shared_inputs = out / "nan";
+    refused(changed, "proxy holds a value that is not finite");
+    // A tensor of another shape.
+    fs::copy(out / "both", out / "shape", fs::copy_options::recursive);
+    rewrite_shard_file(out / "shape", "layer-1.safetensors", [](const std::string& name, std::vector<double>& v, std::vector<std::size_t>& shape) {
+        if (name == "readout") v.resize(v.size() - shape[1]), --shape[0];
+    });
+    changed.shared_inputs = out / "shape";
+    refused(changed, "readout is not");
+    // Circuit writes whose heads do not own their attention values.
+    fs::copy(out / "both", out / "heads", fs::copy_options::recursive);
+    rewrite_shard_file(out / "heads", "circuits-1.safetensors", [](const std::string& name, std::vector<double>& v, std::vector<std::size_t>&) {
+        if (name == "writes.heads") v.back() -= 1;
+    });
+    changed.shared_inputs = out / "heads";
+    refused(changed, "writes.attention holds values no head in writes.heads owns");
+    // Other numbers, consistently written: the proxy sequence's normed input at layer 1 moved.
+    fs::copy(out / "both", out / "moved", fs::copy_options::recursive);
+    rewrite_shard_file(out / "moved", "layer-1.safetensors", [](const std::string& name, std::vector<double>& v, std::vector<std::size_t>&) {
+        if (name == "proxy")
+            for (std::size_t i = 0; i < v.size(); i += 3) v[i] += 1.0;
+    });
+    changed.shared_inputs = out / "moved";
+    const auto moved = qkov::runs::scan_model(m, changed);
+    BOOST_TEST(moved.heads[0].mean_field->by_offset != own.heads[0].mean_field->by_offset);
+    // And the token circuit: W_E^T W_U read from the file gives the copying scores.
+    fs::copy(out / "both", out / "tokens", fs::copy_options::recursive);
+    rewrite_shard_file(out / "tokens", "common.safetensors", [](const std::string& name, std::vector<double>& v, std::vector<std::size_t>&) {
+        if (name == "token_circuit")
+            for (auto& x : v) x = -x;
+    });
+    changed.shared_inputs = out / "tokens";
+    const auto negated = qkov::runs::scan_model(m, changed);
+    BOOST_TEST_REQUIRE(own.heads[0].copying_score.has_value());
+    BOOST_TEST(*negated.heads[0].copying_score != *own.heads[0].copying_score);
+    fs::remove_all(out);
+}
+
+namespace {
+
 /// A copy of `s` whose tensors are `tensors`, written as `file` beside its document, which names
 /// them by their SHA-256.
 scan_shard with_tensor_file(scan_shard s, const std::string& file, const std::vector<qkov::io::tensor_to_write>& tensors)
 {
     qkov::io::write_safetensors(s.directory / file, tensors);
     s.document["composition"]["tensors"] = file;
-    s.document["composition"]["sha256"] = file_sha256(s.directory / file);
+    s.document["composition"]["sha256"] = qkov::io::file_sha256(s.directory / file);
     return s;
 }
 

@@ -497,3 +497,12 @@ BOOST_AUTO_TEST_CASE(stories260K_shards_merge_to_the_whole)
     if (const auto dir = test::shared_dir_or_skip("real_models/llama2c-stories260K/hf"); !dir.empty())
         test::check_shards_merge_to_whole(dir, {{0, 1}, {2, 2}, {3, 4}});
 }
+
+/// A model whose layer 1 holds induction circuits: its shard reads the circuit writes of layer 0
+/// and the residual's size at layer 1 from the shared inputs, both of which its circuits' numbers
+/// depend on (stories260K's scan states no circuit).
+BOOST_AUTO_TEST_CASE(induction_shards_merge_to_the_whole)
+{
+    if (const auto dir = test::shared_dir_or_skip("trained_models/llama_rope_induction"); !dir.empty())
+        test::check_shards_merge_to_whole(dir, {{0, 0}, {1, 1}});
+}

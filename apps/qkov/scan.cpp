@@ -42,9 +42,9 @@ namespace qkov::app {
 namespace {
 
 /// "A-B" or "A" (inclusive, 0-based) into the scan's layer range; anything else is a named error.
-void parse_layers(const std::string& text, scan::scan_options& o)
+void parse_layers(const std::string& text, scan::scan_options& o, const std::string& option = "--layers")
 {
-    const auto bad = [&] { return std::invalid_argument("qkov: --layers '" + text + "': expected A-B or A (0-based layer numbers, A <= B)"); };
+    const auto bad = [&] { return std::invalid_argument("qkov: " + option + " '" + text + "': expected A-B or A (0-based layer numbers, A <= B)"); };
     const auto number = [&](const std::string& s) {
         if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) throw bad();
         return static_cast<std::size_t>(std::stoul(s));
@@ -53,6 +53,21 @@ void parse_layers(const std::string& text, scan::scan_options& o)
     o.first_layer = number(text.substr(0, dash));
     o.last_layer = dash == std::string::npos ? o.first_layer : number(text.substr(dash + 1));
     if (*o.last_layer < o.first_layer) throw bad();
+}
+
+/// "0-10,11-15,16" (the shards' ranges, as --layers takes each): the layer each shard starts at.
+std::vector<std::size_t> shard_starts(const std::string& text)
+{
+    std::vector<std::size_t> starts;
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const auto comma = std::min(text.find(',', from), text.size());
+        scan::scan_options range;
+        parse_layers(text.substr(from, comma - from), range, "--prepare-shards (a range of '" + text + "')");
+        starts.push_back(range.first_layer);
+        from = comma + 1;
+    }
+    return starts;
 }
 
 /// "45 s", "12 min 5 s", "3 h 20 min": a wait a person reads at a glance.
@@ -74,6 +89,8 @@ int scan(const scan_cli_options& o)
     detail::check_output_file("--dump-proxy", o.dump_proxy);
     scan::scan_options options;
     if (o.layers) parse_layers(*o.layers, options);  // checked before any work; --layers '' is an error, not every layer
+    if (o.prepare_shards && o.shared.empty()) throw std::invalid_argument("qkov: --prepare-shards writes into the directory --shared DIR names: give it");
+    const auto starts = o.prepare_shards ? shard_starts(*o.prepare_shards) : std::vector<std::size_t>{};
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -104,6 +121,18 @@ int scan(const scan_cli_options& o)
     if (o.context == 0 && c.rope && c.max_positions > scan::largest_default_context)
         std::cerr << "qkov scan: note: the model's context of " << c.max_positions << " positions is scanned up to " << scan::largest_default_context
                   << " (--context's limit)\n";
+    if (o.prepare_shards) {
+        const auto begun = std::chrono::steady_clock::now();
+        runs::prepare_shard_inputs(model, starts, o.shared, options, [&](std::size_t l) {
+            if (!o.quiet)
+                std::cerr << "qkov scan: the shards' pass through layer " << l << " of " << c.layers << " ("
+                          << duration_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count()) << ")\n";
+        });
+        std::cout << "the inputs shared by shards starting at layers " << *o.prepare_shards << " in " << o.shared << " (read with --shared "
+                  << o.shared << ")\n";
+        return 0;
+    }
+    options.shared_inputs = o.shared;
     const auto start = std::chrono::steady_clock::now();
     // A person waiting at a terminal also gets the time left; a log (not a terminal) keeps the
     // lines it always had, so scripts that read them see no change.
@@ -260,6 +289,14 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--dump-proxy", options->dump_proxy,
                         "Write the inputs the certificates are conditional on (each layer's proxy rows and mu_l, each head's score widths) as "
                         "float64 safetensors to this file, so another program can recompute every certified bound (docs/SCAN-LABELS.md)");
+    auto* prepare = command->add_option("--prepare-shards", options->prepare_shards,
+                        "Scan nothing: compute once what shards with these ranges (A-B or A, comma-separated: $(paste -sd, ranges.txt)) share, "
+                        "the forward pass at each one's first layer and W_E^T W_U, and write it into the --shared directory (docs/cluster.md)");
+    command->add_option("--shared", options->shared,
+                        "A directory of shard inputs: written by --prepare-shards, read by a shard (--layers A-B) instead of running the pass "
+                        "through the layers before A; checked against the model and the options, the document is the same to the byte");
+    for (const char* scanned : {"--json", "--markdown", "--figures", "--layers", "--timings", "--dump-proxy", "--seed-head-model"})
+        prepare->excludes(command->get_option(scanned));
     command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));

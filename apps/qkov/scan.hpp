@@ -1,4 +1,4 @@
-// qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--threads N] [--quiet] [--calibrate random|self|FILE]
+// qkov scan PATH [--json FILE] [--markdown FILE] [--figures DIR] [--layers A-B] [--shared DIR] [--threads N] [--quiet] [--calibrate random|self|FILE]
 //           [--calibrate-samples K] [--calibrate-length N] [--calibrate-seed S]: every attention head of a model analysed from its
 // weights (include/qkov/scan): ranks, conditions, QK/OV spectra, distance of OV from identity,
 // copying scores, and Q/K/V composition between heads of different layers; labels with their
@@ -6,7 +6,8 @@
 // the seed-head model). The labels predict behaviour on the input the proxy pass read: random tokens
 // by default, the model's own text with --calibrate self, a file's text with --calibrate FILE; the
 // output says which. One progress line per layer on standard error (with the time left on a
-// terminal; none with --quiet).
+// terminal; none with --quiet). `--prepare-shards RANGES --shared DIR` writes what the shards of one
+// scan share instead (docs/cluster.md), and each shard reads it with `--shared DIR`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -29,6 +30,8 @@ struct scan_cli_options {
     bool quiet = false;           ///< no progress lines
     std::string timings;          ///< write where the scan's time went, per layer, as JSON here (the benchmarks read it)
     std::string dump_proxy;       ///< write the inputs the certificates are conditional on here (scan/proxy_dump.hpp)
+    std::string shared;           ///< the shards' shared inputs (scan/shard_inputs.hpp): read, or with prepare_shards written
+    std::optional<std::string> prepare_shards;  ///< the shards' ranges (A-B or A, comma-separated): write their shared inputs, scan nothing
 };
 
 /// Runs one scan as the subcommand does; the exit code is 1 when a stated fact fails.

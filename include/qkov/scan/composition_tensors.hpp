@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/io/file_sha256.hpp"
 #include "qkov/io/mapped_file.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/io/safetensors_writer.hpp"
@@ -151,14 +152,6 @@ inline composition_tensors_ref write_composition_tensors(const std::filesystem::
     return ref;
 }
 
-/// The SHA-256 of a file's bytes, read through a map (a file of any size, one page at a time).
-inline std::string file_sha256(const std::filesystem::path& path)
-{
-    const io::mapped_file map(path);
-    const auto bytes = map.bytes();
-    return io::sha256().update(bytes.data(), bytes.size()).hex();
-}
-
 /// One document's tensor file, read after checking that it is a regular file (not a link: a name
 /// beside an untrusted document must not reach another file), holds the four tensors in float64 at
 /// the model's shape and nothing else (the safetensors reader's checks first, which read only the
@@ -197,7 +190,7 @@ public:
             tensors_[i] = t;
         }
         // The actual checksum is not printed: it would tell the checksum of whatever file the name reaches.
-        if (file_sha256(path) != sha256)
+        if (io::file_sha256(path) != sha256)
             throw composition_tensors_error(path_ + ": its SHA-256 is not the " + sha256 + " the document names: not the file scanned with it");
     }
 

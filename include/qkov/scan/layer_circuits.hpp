@@ -17,6 +17,8 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -64,6 +66,21 @@ public:
         return out;
     }
     [[nodiscard]] std::size_t tokens() const { return rows_.size(); }
+
+    /// What the layers added so far write (shard_inputs.hpp saves it for a shard starting below them).
+    [[nodiscard]] const offset_writes& writes() const { return writes_; }
+    /// Continues from writes saved by a search over the same tokens and window (the same shapes).
+    void restore(offset_writes saved)
+    {
+        if (saved.window != writes_.window || saved.by_offset.size() != writes_.by_offset.size())
+            throw std::invalid_argument("qkov: saved circuit writes over " + std::to_string(saved.window) + " offsets, the search has " +
+                                        std::to_string(writes_.window));
+        for (std::size_t k = 0; k < saved.by_offset.size(); ++k)
+            if (saved.by_offset[k].shape() != writes_.by_offset[k].shape())
+                throw std::invalid_argument("qkov: saved circuit writes at offset " + std::to_string(k + 1) + " are not " + std::to_string(rows_.size()) +
+                                            " sampled tokens x the model's width");
+        writes_ = std::move(saved);
+    }
 
     /// Adds a layer's writes (after its heads were searched): `all_rows` the layer's effective
     /// embeddings (T x D), `metrics` its heads' (their predicted attention by offset).

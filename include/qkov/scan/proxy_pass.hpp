@@ -71,6 +71,7 @@ inline proxy_layer proxy_layer_of(const matrix& normed)
 struct proxy_inputs {
     std::vector<proxy_layer> layers;  ///< per layer (empty rows until the pass reaches it: the scan steps it, scan_model.hpp); none past layers.size()
     matrix sequence;                  ///< the proxy sequence's residual vectors, (N + 1) x D, for the pass
+    vector mean_embedding;            ///< the mean of the embedding's rows (empty without an embedding)
     std::size_t positions = 0;        ///< N
     std::optional<std::size_t> bos;   ///< the token at position 0; nullopt: the mean embedding there too
     bool learned_positions = false;   ///< the rows carry the position embedding (GPT-2)
@@ -144,6 +145,7 @@ inline proxy_inputs run_proxy_pass(const model::attention_model& m, const model_
         out.missing = "the file has no token embedding to build the proxy sequence from";
         return out;
     }
+    out.mean_embedding = *mean;
     auto wpe = m.position_embedding();
     if (wpe) positions = std::min(positions, wpe->shape()[0] - 1);
     // The forward pass refuses sequences past the context the model declares; BOS takes one place.

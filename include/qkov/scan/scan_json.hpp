@@ -23,6 +23,7 @@
 #include "qkov/scan/scan_conventions.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_result.hpp"
+#include "qkov/scan/scan_settings_json.hpp"
 
 namespace qkov::scan {
 
@@ -206,28 +207,16 @@ inline nlohmann::json head_json(const head_metrics& h)
             {"evidence", structure_json(h)}};
 }
 
-/// The weights a scan read to fingerprint the model (model/weight_fingerprint.hpp).
-inline nlohmann::json fingerprint_json(const model::weight_fingerprint& f)
-{
-    return {{"layers", f.layers}, {"rows", f.rows}, {"columns", f.columns}, {"values", f.values}};
-}
 
+/// The document's thresholds: the caller's, what the scan sampled, and every label's rule.
 inline nlohmann::json thresholds_json(const scan_result& r)
 {
-    const auto& t = r.thresholds;
     nlohmann::json rules = nlohmann::json::array();
     for (const auto& row : labels::label_rows())
         rules.push_back({{"label", row.name}, {"rule", row.rule}, {"reason", row.reason}, {"confirmed_by", labels::confirmed_by_text(row)}});
-    return {{"offset_mass", t.offset_mass},       {"sink", t.sink},
-            {"semantic_swing", t.semantic_swing}, {"copy_top1", t.copy_top1},
-            {"copying", t.copying},               {"suppression_bottom10", t.suppression_bottom10},
-            {"window", t.window},                 {"queries", t.queries}, {"content_tokens", t.content_tokens},
-            {"copy_tokens", t.copy_tokens},       {"content_deviations", t.content_deviations},
-            {"circuit_tokens", t.circuit_tokens}, {"circuit_share", t.circuit_share},
-            {"one_direction", t.one_direction},
-            {"constant_reading", t.constant_reading}, {"slow_share", t.slow_share},
-            {"context", t.context},               {"tokens_sampled", r.tokens_sampled},
-            {"vocabulary", r.vocabulary},         {"rules", std::move(rules)}};
+    nlohmann::json j = label_thresholds_json(r.thresholds);
+    j["tokens_sampled"] = r.tokens_sampled, j["vocabulary"] = r.vocabulary, j["rules"] = std::move(rules);
+    return j;
 }
 
 } // namespace detail

@@ -36,6 +36,7 @@
 #include "qkov/scan/scan_options.hpp"
 #include "qkov/scan/scan_progress.hpp"
 #include "qkov/scan/scan_result.hpp"
+#include "qkov/scan/shard_inputs.hpp"
 #include "qkov/scan/token_copying.hpp"
 #include "qkov/scan/token_side.hpp"
 #include "qkov/forward/norms.hpp"
@@ -81,6 +82,10 @@ struct model_evidence {
     std::optional<effective_inputs> layer_zero;   ///< without the forward pass: the tokens' inputs at layer 0, which needs none of it
     std::vector<double> residual_scale;  ///< per layer, as the pass reaches it: the residual's mean size at its input over the token rows (the norm's divisor)
     std::optional<forward::layer_stepper<double>> stepper;  ///< the runs: [the proxy sequence, the token chunks, the calibration runs]
+    /// The shards' shared inputs (shard_inputs.hpp), when the pass's numbers are read from them
+    /// instead (read_shared_layers): the stepper is then gone.
+    const shard_inputs_reader* shared = nullptr;
+    std::optional<std::size_t> shared_loaded;  ///< the layer last read from them
 
     /// Per layer, the rows mu_l and the content come from, and each row's position.
     [[nodiscard]] const effective_inputs* content() const
@@ -104,6 +109,7 @@ struct model_evidence {
     /// norm of the mean embedding, which magnifies the mean direction by the norm's scaling).
     void advance_to(std::size_t l)
     {
+        if (shared) return load_shared(l);
         if (!stepper) return;
         const std::size_t chunks = readout->effective.reads.size();
         while (stepper->next_layer() <= l) {
@@ -118,6 +124,29 @@ struct model_evidence {
             if (at < l) release(at);
         }
         pass.decoder->release_streamed_layer();  // the layer's weights are not needed while its heads are scanned
+    }
+
+    /// Reads what the pass gives layer l from the shared inputs (the layers before it are not read:
+    /// a shard reading them needs only its own layers' rows), with mu_l as the pass would have it.
+    void load_shared(std::size_t l)
+    {
+        if (shared_loaded == l) return;
+        shared_loaded = l;
+        const std::size_t N1 = proxy.sequence.shape()[0], D = proxy.sequence.shape()[1];
+        auto in = shared->layer(l, N1, readout->tokens.size(), calibration ? calibration->position.size() : 0, D);
+        proxy.layers.at(l) = {std::move(in.proxy), {}};
+        readout->effective.rows.at(l) = std::move(in.readout);
+        if (calibration) calibration->rows.at(l) = std::move(*in.calibration);
+        residual_scale.at(l) = in.residual_scale;
+        proxy.layers[l].mean = xt::mean((*content_rows())[l], {0});
+    }
+
+    /// Reads every layer's pass from `inputs` from now on, instead of running it.
+    void read_shared_layers(const shard_inputs_reader& inputs)
+    {
+        if (!stepper) return;  // no pass to replace: the file lacks the forward pass's tensors
+        stepper.reset();
+        shared = &inputs;
     }
 
     /// The mean over the token chunks' rows of what the next layer's norm divides its input by:
@@ -239,6 +268,25 @@ inline void label_head_from_evidence(const model::head_weights& h, const model::
     m.labels = labels_of(m, evidence, options.thresholds);
 }
 
+/// The circuit search over the read-out's tokens, when the scan searches and has a read-out.
+inline std::optional<layer_circuits> open_circuits(const model::attention_model& m, const model_evidence& evidence, const scan_options& options)
+{
+    const auto& t = options.thresholds;
+    std::optional<layer_circuits> circuits;
+    if (evidence.readout && options.search_circuits)
+        circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
+                         circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share});
+    return circuits;
+}
+
+/// The settings a scan resolves from the model when the caller leaves them: the context.
+inline void resolve_scan_defaults(const model::attention_model& m, scan_options& options)
+{
+    auto& context = options.thresholds.context;
+    if (context == 0)
+        context = m.config().max_positions != 0 ? std::min(m.config().max_positions, largest_default_context) : label_thresholds::default_context;
+}
+
 /// What the earlier layers write, for the circuit search (layer_circuits.hpp): each head's
 /// predicted attention by offset with its layer's writes; nullptr when the head has none.
 inline std::vector<const mean_field_evidence*> attention_by_offset(const std::vector<head_metrics>& metrics)
@@ -248,11 +296,31 @@ inline std::vector<const mean_field_evidence*> attention_by_offset(const std::ve
     return out;
 }
 
+/// A layer's heads' predicted attention by offset written into the circuits as the whole scan
+/// writes them (no certificates: the same numbers), for the layers below a shard's first.
+inline void write_into_circuits(const model::attention_model& m, std::size_t l, const scan_options& options, const model_evidence& evidence,
+                                layer_circuits& circuits)
+{
+    const auto lw = m.layer(l);
+    std::vector<head_metrics> context(lw.heads.size());
+    numeric::for_each_block(lw.heads.size(), [&](std::size_t i) {
+        context[i].mean_field = predicted_attention_of(lw.heads[i], lw, m.config(), evidence, options, false);
+    });
+    circuits.add_layer(lw.heads, attention_by_offset(context), evidence.readout->effective.rows.at(l));
+}
+
+/// What a layer before a shard's first gives the shard: the pass through it and its circuit writes.
+inline void carry_earlier_layer(const model::attention_model& m, std::size_t l, const scan_options& options, model_evidence& evidence,
+                                std::optional<layer_circuits>& circuits)
+{
+    evidence.advance_to(l);
+    if (circuits) write_into_circuits(m, l, options, evidence, *circuits);
+    evidence.release(l);
+}
+
 inline scan_result scan_model(const model::attention_model& m, scan_options options = {})
 {
-    auto& context = options.thresholds.context;
-    if (context == 0)
-        context = m.config().max_positions != 0 ? std::min(m.config().max_positions, largest_default_context) : label_thresholds::default_context;
+    resolve_scan_defaults(m, options);
     const std::size_t layers = m.config().layers;
     const std::size_t last = options.last_layer.value_or(layers == 0 ? 0 : layers - 1);
     if (layers == 0) throw std::invalid_argument("qkov: the model has no layers to scan");
@@ -265,11 +333,17 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // (OpenBLAS's own threads split a product by their number: 3 of them changed T3's last bits.)
     const numeric::single_threaded_blas blas_on_one_thread;
     scan_result result;
-    auto [tokens, vocabulary] = read_token_side(m);
+    model_evidence evidence = read_model_evidence(m, options);
+    // A shard's inputs prepared once for every shard (shard_inputs.hpp): W_E^T W_U, what the pass
+    // gives each of its layers and the circuit writes at its first; the numbers it would compute.
+    std::optional<shard_inputs_reader> shared;
+    if (!options.shared_inputs.empty()) shared.emplace(options.shared_inputs, shard_inputs_identity(m, options, evidence.proxy.mean_embedding));
+    std::optional<token_side> shared_tokens;
+    if (shared) shared_tokens = shared->common(m.config().hidden_size, m.config().vocab_size);
+    auto [tokens, vocabulary] = shared_tokens ? std::move(*shared_tokens) : read_token_side(m);
     const embedding_sample sample = sample_embedding(m, options.token_sample);
     if (sample.rows != 0) result.tokens_sampled = sample.rows, result.vocabulary = vocabulary;
     result.copying_available = tokens.has_value();
-    model_evidence evidence = read_model_evidence(m, options);
     result.proxy_description = evidence.proxy.description, result.proxy_missing = evidence.proxy.missing;
     result.input = !options.input.empty()            ? options.input
                    : options.calibration.empty() ? std::string(scan_json_keys::input_random_tokens)
@@ -281,27 +355,18 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
     // repeated (scan_merge.hpp joins them).
     // The circuit search needs the forward pass's token rows at every layer (the read-out's).
-    std::optional<layer_circuits> circuits;
     const auto& t = options.thresholds;
-    if (evidence.readout && options.search_circuits)
-        circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
-                         circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share});
+    auto circuits = open_circuits(m, evidence, options);
+    if (shared) {
+        evidence.read_shared_layers(*shared);
+        if (circuits && options.first_layer > 0)
+            circuits->restore(shared->circuit_writes(options.first_layer, t.window, circuits->tokens(), m.config().hidden_size, m.config().heads));
+    }
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = 0; l < options.first_layer; ++l) {
-        const auto lw = m.layer(l);
-        earlier.push_back(written_factors(lw.heads));
+        earlier.push_back(written_factors(m.layer(l).heads));
         earlier.back().writes = matrix();  // read again for each pair (layer_composition_factors)
-        if (circuits) {
-            // A shard's earlier layers write into its circuits as the whole scan's do: their heads'
-            // predicted attention by offset (no certificates), the same numbers.
-            evidence.advance_to(l);
-            std::vector<head_metrics> context(lw.heads.size());
-            numeric::for_each_block(lw.heads.size(), [&](std::size_t i) {
-                context[i].mean_field = predicted_attention_of(lw.heads[i], lw, m.config(), evidence, options, false);
-            });
-            circuits->add_layer(lw.heads, attention_by_offset(context), evidence.readout->effective.rows.at(l));
-            evidence.release(l);
-        }
+        if (!shared) carry_earlier_layer(m, l, options, evidence, circuits);
     }
     using clock = std::chrono::steady_clock;
     const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
