@@ -14,10 +14,10 @@ import numbers
 import os
 
 from ._qkov import Model, ModelFileError, audit_rope, open_model, validate
-from ._qkov import _detect, _scan
+from ._qkov import _detect, _prepare_shards, _scan
 from ._qkov import forward as _forward
 
-__all__ = ["Model", "ModelFileError", "Scan", "Detection", "TextBehaviour", "open_model", "scan", "detect", "forward", "audit_rope", "validate", "read_composition"]
+__all__ = ["Model", "ModelFileError", "Scan", "Detection", "TextBehaviour", "open_model", "scan", "prepare_shards", "detect", "forward", "audit_rope", "validate", "read_composition"]
 
 BEHAVIOURS = ("previous_token", "duplicate_token", "induction")
 
@@ -348,7 +348,7 @@ def _non_negative(name, value):
 
 
 def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None, calibrate_samples=None, calibrate_length=None,
-         calibrate_seed=None):
+         calibrate_seed=None, shared=None):
     """Scans a model's weights (`qkov scan`): per-head metrics, labels, composition. Releases the GIL.
 
     path_or_model      a qkov.Model or a path open_model accepts
@@ -363,11 +363,32 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
     calibrate_samples  with calibrate="self": how many sequences (default 20)
     calibrate_length   with calibrate="self": tokens written after BOS per sequence (default 100)
     calibrate_seed     with calibrate="self": the sampler's seed (default 1; detect(text="self") uses its seed, 0)
+    shared             a directory prepare_shards wrote for these options (`qkov scan --shared`): the shard reads
+                       W_E^T W_U and the forward pass at its first layer there instead of computing them; the
+                       same scan to the bit
     """
     first, last = _layer_range(layers)
     return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate,
                       _positive("calibrate_samples", calibrate_samples), _positive("calibrate_length", calibrate_length),
-                      None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed)))
+                      None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed), shared))
+
+
+def prepare_shards(path_or_model, shards, directory, threads=None, context=None, calibrate=None, calibrate_samples=None,
+                   calibrate_length=None, calibrate_seed=None):
+    """Computes once what the shards of one scan share (`qkov scan --prepare-shards`) and writes it into
+    `directory`: the forward pass at each shard's first layer and W_E^T W_U. `shards` is a list of what
+    scan's `layers` takes (a layer, a (first, last) pair, a range); the other arguments are scan's and
+    must be those the shards are scanned with. Each shard then runs scan(..., layers=s, shared=directory).
+    Releases the GIL."""
+    starts = []
+    for s in shards:
+        first, _ = _layer_range(s)
+        if first is None:
+            raise ValueError("qkov: shards: each shard is a layer, a (first, last) pair or a range, not None")
+        starts.append(first)
+    _prepare_shards(path_or_model, starts, directory, _positive("threads", threads), _positive("context", context), calibrate,
+                    _positive("calibrate_samples", calibrate_samples), _positive("calibrate_length", calibrate_length),
+                    None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed))
 
 
 class _Behaviours(_HeadTables):

@@ -102,7 +102,20 @@ def scan(
     calibrate_samples: int | None = None,
     calibrate_length: int | None = None,
     calibrate_seed: int | None = None,
+    shared: _Path | None = None,
 ) -> Scan: ...
+
+def prepare_shards(
+    path_or_model: Union[Model, _Path],
+    shards: Sequence[_Layers],
+    directory: _Path,
+    threads: int | None = None,
+    context: int | None = None,
+    calibrate: Union[None, Literal["random", "self"], _Tokens] = None,
+    calibrate_samples: int | None = None,
+    calibrate_length: int | None = None,
+    calibrate_seed: int | None = None,
+) -> None: ...
 
 class _Behaviours(_HeadTables):
     def score(self, behaviour: str) -> _Array: ...

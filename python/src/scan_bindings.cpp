@@ -27,30 +27,38 @@ namespace qkov::python {
 
 namespace {
 
-std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::optional<std::size_t> first_layer, std::optional<std::size_t> last_layer,
-                                      std::optional<int> threads, std::optional<std::size_t> context, const py::object& calibrate,
-                                      std::optional<std::size_t> calibrate_samples, std::optional<std::size_t> calibrate_length,
-                                      std::optional<std::uint64_t> calibrate_seed)
+/// The options qkov.scan and qkov.prepare_shards take, as the tool's scan options: the context and
+/// where mu_l and the content come from (`calibrate`, see qkov.scan's docstring). The model's own
+/// text is written into options.calibration here (without the GIL: the caller releases it).
+struct scan_request {
+    scan::scan_options options;
+    std::optional<scan::own_text_calibration> self;
+
+    void calibrate_if_asked(const model::attention_model& m)
+    {
+        if (self) scan::calibrate_on_own_text(m, *self, options, "calibrate_length");
+    }
+};
+
+scan_request scan_request_of(const model::attention_model& m, std::optional<std::size_t> context, const py::object& calibrate,
+                             std::optional<std::size_t> calibrate_samples, std::optional<std::size_t> calibrate_length,
+                             std::optional<std::uint64_t> calibrate_seed)
 {
     if (context && (*context < 1 || *context > scan::largest_default_context))
         throw std::invalid_argument("qkov: context: " + std::to_string(*context) + " is out of range, expected an integer in 1.." +
                                     std::to_string(scan::largest_default_context));
-    const blas_threads_for_call blas(threads);
-    auto out = std::make_shared<scan_handle>();
-    out->model = model_argument(path_or_model);
-    const auto& m = out->model->model();
-    scan::scan_options options;
+    scan_request out;
+    auto& options = out.options;
     // calibrate: None or "random" (the vocabulary in a seeded random context), "self" (the model's
     // own text, qkov scan --calibrate self), a path to a file of token ids (qkov scan --calibrate
     // FILE), or sequences of token ids.
     const auto named = [&](const char* name) { return py::isinstance<py::str>(calibrate) && calibrate.cast<std::string>() == name; };
     if (!named("self") && (calibrate_samples || calibrate_length || calibrate_seed))
         throw std::invalid_argument("qkov: calibrate_samples, calibrate_length and calibrate_seed set the model's own text: they need calibrate=\"self\"");
-    std::optional<scan::own_text_calibration> self;
     if (named("self")) {
-        self.emplace();
-        self->sequences = calibrate_samples.value_or(self->sequences), self->length = calibrate_length.value_or(self->length);
-        self->seed = calibrate_seed.value_or(self->seed);
+        auto& self = out.self.emplace();
+        self.sequences = calibrate_samples.value_or(self.sequences), self.length = calibrate_length.value_or(self.length);
+        self.seed = calibrate_seed.value_or(self.seed);
     } else if (!calibrate.is_none() && !named("random")) {
         const io::token_id_limits limits{.vocabulary = m.config().vocab_size,
                                          .context = io::calibration_context(m.config().max_positions, m.config().bos_token_id.has_value()),
@@ -65,18 +73,53 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
             options.input = scan::scan_json_keys::input_given;
         }
     }
+    options.thresholds.context = context.value_or(0);
+    return out;
+}
+
+/// A path argument (str or os.PathLike) as text; empty for None.
+std::string path_text(const py::object& path)
+{
+    return path.is_none() ? std::string() : py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+}
+
+std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::optional<std::size_t> first_layer, std::optional<std::size_t> last_layer,
+                                      std::optional<int> threads, std::optional<std::size_t> context, const py::object& calibrate,
+                                      std::optional<std::size_t> calibrate_samples, std::optional<std::size_t> calibrate_length,
+                                      std::optional<std::uint64_t> calibrate_seed, const py::object& shared)
+{
+    const blas_threads_for_call blas(threads);
+    auto out = std::make_shared<scan_handle>();
+    out->model = model_argument(path_or_model);
+    const auto& m = out->model->model();
+    auto request = scan_request_of(m, context, calibrate, calibrate_samples, calibrate_length, calibrate_seed);
+    auto& options = request.options;
+    options.shared_inputs = path_text(shared);
     options.on_layer = [](std::size_t, const std::vector<scan::head_metrics>&, const scan::layer_timing&) { raise_pending_signal(); };  // Ctrl-C
     const py::gil_scoped_release release;
     options.first_layer = first_layer.value_or(0);
     options.last_layer = last_layer;
-    options.thresholds.context = context.value_or(0);
-    if (self) scan::calibrate_on_own_text(m, *self, options, "calibrate_length");
+    request.calibrate_if_asked(m);
     out->result = runs::scan_model(m, options);  // checks the layer range against the model
     out->facts = scan::model_facts(out->result);
     out->summary = model::model_summary(m);
     out->first_layer = options.first_layer;
     out->last_layer = last_layer.value_or(m.config().layers - 1);
     return out;
+}
+
+void run_prepare_shards(const py::object& path_or_model, const std::vector<std::size_t>& starts, const py::object& directory, std::optional<int> threads,
+                        std::optional<std::size_t> context, const py::object& calibrate, std::optional<std::size_t> calibrate_samples,
+                        std::optional<std::size_t> calibrate_length, std::optional<std::uint64_t> calibrate_seed)
+{
+    const blas_threads_for_call blas(threads);
+    const auto model = model_argument(path_or_model);
+    const auto& m = model->model();
+    auto request = scan_request_of(m, context, calibrate, calibrate_samples, calibrate_length, calibrate_seed);
+    const std::string dir = path_text(directory);
+    const py::gil_scoped_release release;
+    request.calibrate_if_asked(m);
+    runs::prepare_shard_inputs(m, starts, dir, request.options, [](std::size_t) { raise_pending_signal(); });
 }
 
 const scan::composition_score* find_pair(const scan_handle& s, std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th)
@@ -159,6 +202,8 @@ void bind_scan(py::module_& m)
             },
             py::arg("directory"));
     m.def("_scan", &run_scan, py::arg("path_or_model"), py::arg("first_layer"), py::arg("last_layer"), py::arg("threads"), py::arg("context"),
+          py::arg("calibrate"), py::arg("calibrate_samples"), py::arg("calibrate_length"), py::arg("calibrate_seed"), py::arg("shared"));
+    m.def("_prepare_shards", &run_prepare_shards, py::arg("path_or_model"), py::arg("starts"), py::arg("directory"), py::arg("threads"), py::arg("context"),
           py::arg("calibrate"), py::arg("calibrate_samples"), py::arg("calibrate_length"), py::arg("calibrate_seed"));
 }
 

@@ -247,3 +247,19 @@ def test_flat_tables_of_uneven_heads():
     assert flat.objects["undecided"] == [{"layer": 0, "head": 0, "item": 0, "label": "b", "reason": "r"}]
     assert flat.objects["circuits.candidates"] == [{"layer": 0, "head": 0, "item": 0, "circuits.candidates.head": 7}]
     assert flat.objects["circuits.candidates.partners"] == [{"layer": 0, "head": 0, "item": 0, "item2": 0, "head.0": 0, "head.1": 1, "share": 0.25}]
+
+
+def test_shards_share_what_prepare_shards_wrote(tmp_path):
+    """qkov.prepare_shards writes what `qkov scan --prepare-shards` writes: a shard reading it, from
+    Python or from the tool, is the shard scanned on its own, and a shard not prepared is refused."""
+    path = stories_hf()
+    shared = tmp_path / "shared"
+    qkov.prepare_shards(str(path), [(0, 1), 2, range(3, 5)], shared)
+    own = qkov.scan(str(path), layers=(3, 4))
+    assert qkov.scan(str(path), layers=(3, 4), shared=shared).to_json("t") == own.to_json("t")
+    run_cli("scan", path, "--layers", "3-4", "--shared", shared, "--json", tmp_path / "cli.json")
+    assert (tmp_path / "cli.json").read_text() == own.to_json("cli.tensors.safetensors")
+    with pytest.raises(RuntimeError, match="holds no circuit writes for a shard starting at layer 1 \\(prepared: 2, 3;"):
+        qkov.scan(str(path), layers=(1, 4), shared=shared)
+    with pytest.raises(ValueError, match="not None"):
+        qkov.prepare_shards(str(path), [None], shared)
