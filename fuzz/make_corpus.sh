@@ -107,6 +107,32 @@ printf '{}' > "$out/scan_document/empty"
 printf '{"schema":"qkov.scan/3","model":{"layers":1,"heads":1},"scanned_layers":[0,0],"heads":[],"composition":{"tensors":"bare.tensors.safetensors","sha256":"","pairs":0},"facts":[]}' \
   > "$out/scan_document/bare"
 
+# Shard inputs (scan/shard_inputs.hpp) of the harnesses' model (fuzz_shard_inputs.hpp: width 2, vocabulary 4;
+# layer 1 of 3 proxy rows and 2 token rows; circuit writes over 2 offsets of 3 tokens): their manifest for the
+# scan-document harness, the files for the safetensors harness.
+"$python" - "$out" <<'PY'
+import json, struct, sys
+def tensors(named):
+    header, data = {}, b""
+    for name, shape, values in named:
+        header[name] = {"dtype": "F64", "shape": shape, "data_offsets": [len(data), len(data) + 8 * len(values)]}
+        data += struct.pack(f"<{len(values)}d", *values)
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+seeds = {
+    "shard_common": [("token_circuit", [2, 2], [1, 2, 3, 4]), ("mean_embedding", [2], [0.5, 0.25]), ("mean_unembedding", [2], [0.1, 0.2])],
+    "shard_layer": [("proxy", [3, 2], [1, 2, 3, 4, 5, 6]), ("readout", [2, 2], [1, 0, 0, 1]), ("residual_scale", [1], [1.5])],
+    "shard_circuits": [("writes.1", [3, 2], [0] * 6), ("writes.2", [3, 2], [1] * 6), ("writes.heads", [1, 3], [0, 1, 3]),
+                       ("writes.attention", [3], [0.2, 0.5, 0.3])],
+}
+for name, named in seeds.items():
+    open(f"{sys.argv[1]}/safetensors/{name}", "wb").write(tensors(named))
+manifest = {"schema": "qkov.shard_inputs/1", "model": {"layers": 2, "hidden_size": 2}, "options": {"search_circuits": True}, "common": None,
+            "layers": [{"layer": 1, "file": "layer-1.safetensors", "sha256": "0" * 64}],
+            "circuits": [{"first_layer": 1, "file": "circuits-1.safetensors", "sha256": "0" * 64}]}
+open(f"{sys.argv[1]}/scan_document/shard_manifest", "w").write(json.dumps(manifest))
+PY
+
 if [ -d "$shared/fixtures/models" ]; then
   if [ -n "${QKOV_CLI:-}" ] && [ -x "$QKOV_CLI" ]; then
     # The documents only: their tensors (written beside them) are not JSON inputs.
