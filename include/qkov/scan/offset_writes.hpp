@@ -10,8 +10,8 @@
 // x_t^l is token t's effective embedding at layer l (proxy_pass.hpp); p_{l,h}(k) the head's
 // predicted attention at offset k, averaged over queries W .. N. The mean over the tokens is the
 // same for every position and already in the residual's mean, so only what depends on the token is
-// kept. Residual space (D), one S x D matrix per offset k = 1 .. W: memory W S D doubles, which the
-// caller bounds by choosing S (scan_model.hpp).
+// kept. Residual space (D), one S x D matrix per offset k = 1 .. W (and one head's while it is added):
+// memory (W + 1) S D doubles, which the caller bounds by choosing S (layer_circuits.hpp).
 #pragma once
 
 #include <algorithm>
@@ -66,20 +66,23 @@ struct offset_writes {
             mean /= static_cast<double>(std::max<std::size_t>(S, 1));
             for (std::size_t t = 0; t < S; ++t) values(t, c) -= mean;
         }
-        // writes_k += values [p_h(k) W_o,h^T stacked over the heads]: one product per offset, never a
-        // head's S x D output held or added on its own.
-        matrix out = xt::empty<double>({n, D});
-        for (std::size_t k = 1; k <= window; ++k) {
+        // writes_k += sum_h p_h(k) (values_h W_o,h^T): each head's output over the tokens once (S x D,
+        // one product of S x d x D), then added to every offset it attends with its weight. One
+        // product per offset over all heads (S x n x D, W of them) did W times the multiplications.
+        matrix written = xt::empty<double>({S, D});
+        for (std::size_t i = 0; i < writing.size(); ++i) {
+            const auto& p = attention[writing[i]]->by_offset;
             bool any = false;
-            for (std::size_t i = 0; i < writing.size(); ++i) {
-                const auto& p = attention[writing[i]]->by_offset;
+            for (std::size_t k = 1; k <= window; ++k) any = any || (k < p.size() && p[k] != 0);
+            if (!any) continue;
+            multiply_into(S, D, d, values.data() + i * d, n, false, layer_heads[writing[i]].w_o.data(), d, true, written.data(), D);
+            for (std::size_t k = 1; k <= window; ++k) {
                 const double weight = k < p.size() ? p[k] : 0.0;
-                any = any || weight != 0;
-                const auto& w_o = layer_heads[writing[i]].w_o;
-                for (std::size_t c = 0; c < d; ++c)
-                    for (std::size_t j = 0; j < D; ++j) out(i * d + c, j) = weight * w_o(j, c);
+                if (weight == 0) continue;
+                double* out = by_offset[k - 1].data();
+                const double* in = written.data();
+                for (std::size_t j = 0; j < S * D; ++j) out[j] += weight * in[j];
             }
-            if (any) multiply_into(S, D, n, values.data(), n, false, out.data(), D, false, by_offset[k - 1].data(), D, 1.0);
         }
     }
 };
