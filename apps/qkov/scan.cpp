@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -55,19 +57,19 @@ void parse_layers(const std::string& text, scan::scan_options& o, const std::str
     if (*o.last_layer < o.first_layer) throw bad();
 }
 
-/// "0-10,11-15,16" (the shards' ranges, as --layers takes each): the layer each shard starts at.
-std::vector<std::size_t> shard_starts(const std::string& text)
+/// "0-10,11-15,16" (the shards' ranges, as --layers takes each): each shard's first and last layer.
+std::vector<std::pair<std::size_t, std::size_t>> shard_ranges(const std::string& text)
 {
-    std::vector<std::size_t> starts;
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
     std::size_t from = 0;
     while (from <= text.size()) {
         const auto comma = std::min(text.find(',', from), text.size());
         scan::scan_options range;
         parse_layers(text.substr(from, comma - from), range, "--prepare-shards (a range of '" + text + "')");
-        starts.push_back(range.first_layer);
+        ranges.emplace_back(range.first_layer, *range.last_layer);
         from = comma + 1;
     }
-    return starts;
+    return ranges;
 }
 
 /// "45 s", "12 min 5 s", "3 h 20 min": a wait a person reads at a glance.
@@ -90,7 +92,7 @@ int scan(const scan_cli_options& o)
     scan::scan_options options;
     if (o.layers) parse_layers(*o.layers, options);  // checked before any work; --layers '' is an error, not every layer
     if (o.prepare_shards && o.shared.empty()) throw std::invalid_argument("qkov: --prepare-shards writes into the directory --shared DIR names: give it");
-    const auto starts = o.prepare_shards ? shard_starts(*o.prepare_shards) : std::vector<std::size_t>{};
+    const auto ranges = o.prepare_shards ? shard_ranges(*o.prepare_shards) : std::vector<std::pair<std::size_t, std::size_t>>{};
     model::reuse_freed_layer_memory();
     if (!o.seed_head_model.empty()) {
         scan::write_seed_head_model(o.seed_head_model);
@@ -122,6 +124,13 @@ int scan(const scan_cli_options& o)
         std::cerr << "qkov scan: note: the model's context of " << c.max_positions << " positions is scanned up to " << scan::largest_default_context
                   << " (--context's limit)\n";
     if (o.prepare_shards) {
+        std::vector<std::size_t> starts;
+        for (const auto& [first, last] : ranges) {
+            if (last >= c.layers)
+                throw std::invalid_argument("qkov: --prepare-shards: the range " + std::to_string(first) + "-" + std::to_string(last) + " is not within 0-" +
+                                            std::to_string(c.layers - 1));
+            starts.push_back(first);
+        }
         const auto begun = std::chrono::steady_clock::now();
         runs::prepare_shard_inputs(model, starts, o.shared, options, [&](std::size_t l) {
             if (!o.quiet)
@@ -291,10 +300,11 @@ subcommand add_scan(CLI::App& app)
                         "float64 safetensors to this file, so another program can recompute every certified bound (docs/SCAN-LABELS.md)");
     auto* prepare = command->add_option("--prepare-shards", options->prepare_shards,
                         "Scan nothing: compute once what shards with these ranges (A-B or A, comma-separated: $(paste -sd, ranges.txt)) share, "
-                        "the forward pass at each one's first layer and W_E^T W_U, and write it into the --shared directory (docs/cluster.md)");
+                        "what the forward pass gives every layer, the circuit writes at each one's first layer and W_E^T W_U, and write it into "
+                        "the --shared directory (docs/cluster.md)");
     command->add_option("--shared", options->shared,
-                        "A directory of shard inputs: written by --prepare-shards, read by a shard (--layers A-B) instead of running the pass "
-                        "through the layers before A; checked against the model and the options, the document is the same to the byte");
+                        "A directory of shard inputs: written by --prepare-shards, read by a shard (--layers A-B) instead of running the "
+                        "forward pass; checked against the model and the options, the document is the same to the byte");
     for (const char* scanned : {"--json", "--markdown", "--figures", "--layers", "--timings", "--dump-proxy", "--seed-head-model"})
         prepare->excludes(command->get_option(scanned));
     command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");

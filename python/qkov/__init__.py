@@ -364,8 +364,8 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
     calibrate_length   with calibrate="self": tokens written after BOS per sequence (default 100)
     calibrate_seed     with calibrate="self": the sampler's seed (default 1; detect(text="self") uses its seed, 0)
     shared             a directory prepare_shards wrote for these options (`qkov scan --shared`): the shard reads
-                       W_E^T W_U and the forward pass at its first layer there instead of computing them; the
-                       same scan to the bit
+                       what the forward pass gives its layers, the circuit writes at its first and W_E^T W_U
+                       there instead of computing them; the same scan to the bit
     """
     first, last = _layer_range(layers)
     return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate,
@@ -376,7 +376,8 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
 def prepare_shards(path_or_model, shards, directory, threads=None, context=None, calibrate=None, calibrate_samples=None,
                    calibrate_length=None, calibrate_seed=None):
     """Computes once what the shards of one scan share (`qkov scan --prepare-shards`) and writes it into
-    `directory`: the forward pass at each shard's first layer and W_E^T W_U. `shards` is a list of what
+    `directory`: what the forward pass gives every layer, the circuit writes at each shard's first
+    layer and W_E^T W_U. `shards` is a list of what
     scan's `layers` takes (a layer, a (first, last) pair, a range); the other arguments are scan's and
     must be those the shards are scanned with. Each shard then runs scan(..., layers=s, shared=directory).
     Releases the GIL."""

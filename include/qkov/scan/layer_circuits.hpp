@@ -3,7 +3,8 @@
 // layer's heads are searched against what the layers above them wrote, then add their own writes.
 //
 // The tokens: a sample of the per-token read-out's (token_copying.hpp), every stride-th, at most
-// circuit_tokens of them and at most what 256 MiB of writes (W x S x D doubles) can hold; all of
+// circuit_tokens of them and at most what 256 MiB of writes (W x S x D doubles, and one S x D more
+// while a layer is added: offset_writes.hpp) can hold; all of
 // them for a small vocabulary. The label: among a head's candidates whose diagonal wins for a
 // majority of its tokens (top-1 share >= 1/2 averaged over the tested offsets), the one with the
 // largest boost, when the head is not positional (head_labels.hpp gives it). What the head then writes: its own per-token copying when
@@ -31,7 +32,7 @@
 
 namespace qkov::scan {
 
-/// The bytes the offsets' writes may take: W x S x D doubles.
+/// The bytes the offsets' writes may take: W x S x D doubles (one S x D more while a layer is added).
 inline constexpr std::size_t circuit_writes_memory = std::size_t{256} << 20;
 
 class layer_circuits {

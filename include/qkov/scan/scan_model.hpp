@@ -85,7 +85,6 @@ struct model_evidence {
     /// The shards' shared inputs (shard_inputs.hpp), when the pass's numbers are read from them
     /// instead (read_shared_layers): the stepper is then gone.
     const shard_inputs_reader* shared = nullptr;
-    std::optional<std::size_t> shared_loaded;  ///< the layer last read from them
 
     /// Per layer, the rows mu_l and the content come from, and each row's position.
     [[nodiscard]] const effective_inputs* content() const
@@ -127,11 +126,10 @@ struct model_evidence {
     }
 
     /// Reads what the pass gives layer l from the shared inputs (the layers before it are not read:
-    /// a shard reading them needs only its own layers' rows), with mu_l as the pass would have it.
+    /// a shard reading them needs only its own layers' rows, each once), with mu_l as the pass
+    /// would have it.
     void load_shared(std::size_t l)
     {
-        if (shared_loaded == l) return;
-        shared_loaded = l;
         const std::size_t N1 = proxy.sequence.shape()[0], D = proxy.sequence.shape()[1];
         auto in = shared->layer(l, N1, readout->tokens.size(), calibration ? calibration->position.size() : 0, D);
         proxy.layers.at(l) = {std::move(in.proxy), {}};

@@ -42,8 +42,9 @@ struct scan_options {
     /// The input the labels then predict behaviour on, in scan_json_keys' words (own text, given
     /// sequences); empty: random tokens without a calibration, file + calibration_name with one.
     std::string input;
-    /// A directory of shard inputs (shard_inputs.hpp) to read W_E^T W_U and the pass at
-    /// first_layer from instead of computing them; empty: computed.
+    /// A directory of shard inputs (shard_inputs.hpp) to read W_E^T W_U, what the pass gives each
+    /// scanned layer and the circuit writes at first_layer from, instead of computing them; empty:
+    /// computed.
     std::filesystem::path shared_inputs;
     bool keep_proxy_inputs = false;  ///< keep each scanned layer's proxy input in the result (scan_result::proxy_inputs)
 };

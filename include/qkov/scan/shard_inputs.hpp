@@ -22,12 +22,16 @@
 // document it writes without them, to the byte (unit.scan checks it).
 //
 // What a shard checks before it trusts a file: the manifest's identity equals its own (the model's
-// shape, its weight fingerprint to the bit, the mean of its embedding's rows to the bit, every
-// threshold, the circuit search, the calibration's token ids), the file is a regular file with the
-// SHA-256 the manifest names, holds exactly the tensors of the shapes the shard's own pass and search
-// have, every value finite. What it does not check: that the layers between the first and the last
-// were the same weights (the fingerprint samples layer 0 and the last; a model file changed in its
-// middle layers between the preparation and the shard is not caught).
+// shape, summary, BOS, norm and epsilon, its weight fingerprint to the bit, the mean of its
+// embedding's rows to the bit, every threshold, the circuit search, the calibration's token ids),
+// the file is a regular file with the SHA-256 the manifest names, holds exactly the tensors of the
+// shapes the shard's own pass and search have, every value finite. What it does not check: that the
+// layers between the first and the last were the same weights (the fingerprint samples layer 0 and
+// the last: a model file changed in its middle layers is not caught), and that the preparation ran
+// the same qkov build with the same BLAS library on the same kind of CPU (another build or BLAS
+// kernel may round differently: the shard is then still a valid scan, not the same bits); a file
+// replaced between its checksum and its reading is not caught either (composition_tensors.hpp's
+// limit too).
 #pragma once
 
 #include <algorithm>
@@ -54,7 +58,7 @@
 #include "qkov/io/sha256.hpp"
 #include "qkov/io/untrusted_json.hpp"
 #include "qkov/model/model_fingerprint.hpp"
-#include "qkov/numeric/blas_products.hpp"
+#include "qkov/model/model_summary.hpp"
 #include "qkov/scan/offset_writes.hpp"
 #include "qkov/scan/scan_settings_json.hpp"
 #include "qkov/scan/scan_options.hpp"
@@ -72,9 +76,10 @@ struct shard_inputs_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// What the shared numbers depend on: the model (shape, exact weight fingerprint, the mean
-/// embedding row) and the options the pass and the circuit writes read. Equal identities give
-/// equal numbers.
+/// What the shared numbers depend on: the model (shape, its summary and the settings of its pass,
+/// exact weight fingerprint, the mean embedding row) and the options the pass and the circuit
+/// writes read. Equal identities give equal numbers when the same qkov build and BLAS library
+/// compute them (header comment).
 inline nlohmann::json shard_inputs_identity(const model::attention_model& m, const scan_options& o, const vector& mean_embedding)
 {
     const auto& c = m.config();
@@ -91,6 +96,10 @@ inline nlohmann::json shard_inputs_identity(const model::attention_model& m, con
               {"heads", c.heads},
               {"hidden_size", c.hidden_size},
               {"vocabulary", c.vocab_size},
+              {"summary", model::model_summary(m)},
+              {"bos_token_id", c.bos_token_id ? nlohmann::json(*c.bos_token_id) : nlohmann::json()},
+              {"norm", c.norm == io::norm_kind::layer_norm ? "layer_norm" : "rms_norm"},
+              {"norm_eps", c.norm_eps},
               {"fingerprint", detail::fingerprint_json(f)},
               {"mean_embedding_sha256", mean.hex()}}},
             {"options",
@@ -133,7 +142,11 @@ class shard_inputs_writer {
 public:
     shard_inputs_writer(std::filesystem::path dir, nlohmann::json identity) : dir_(std::move(dir)), manifest_(std::move(identity))
     {
+        if (dir_.empty()) throw std::invalid_argument("qkov: the shard inputs' directory name is empty");
         std::filesystem::create_directories(dir_);
+        // A directory prepared before names files this preparation replaces: its manifest goes
+        // first, so that until finish() no shard reads the directory at all.
+        std::filesystem::remove(dir_ / shard_inputs_manifest);
         manifest_["schema"] = shard_inputs_schema;
         manifest_["layers"] = nlohmann::json::array();
         manifest_["circuits"] = nlohmann::json::array();
@@ -243,9 +256,9 @@ public:
     /// V; nullopt when the model has no token circuit (the shard's own reading is then cheap).
     [[nodiscard]] std::optional<token_side> common(std::size_t D, std::size_t V) const
     {
-        token_side out;
         const auto& entry = manifest_["common"];
         if (entry.is_null()) return std::nullopt;
+        token_side out;
         if (entry["vocabulary"].get<std::size_t>() != V) throw shard_inputs_error("qkov: " + (dir_ / shard_inputs_manifest).string() + ": another vocabulary");
         const auto file = checked_file(entry);
         token_circuits t;
@@ -269,6 +282,7 @@ public:
         out.readout = matrix_of(*file, "readout", {T, D});
         if (C > 0) out.calibration = matrix_of(*file, "calibration", {C, D});
         out.residual_scale = vector_of(*file, "residual_scale", 1)(0);
+        if (!(out.residual_scale > 0)) throw bad(*file, "residual_scale is not positive (the norm divides by it)");
         require_only(*file, C > 0 ? 4 : 3);
         return out;
     }
@@ -328,7 +342,7 @@ private:
             }
         }
         const auto brief = [](const nlohmann::json& v) {
-            const std::string text = v.dump();
+            const std::string text = v.dump(-1, ' ', true);  // ASCII: cut anywhere, never inside a character
             return text.size() > 80 ? text.substr(0, 77) + "..." : text;
         };
         return (at.empty() ? std::string("the identity") : at) + " is " + brief(found) + " there, " + brief(own) + " here";
