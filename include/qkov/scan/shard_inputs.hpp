@@ -37,7 +37,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -53,9 +52,11 @@
 
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/io/file_sha256.hpp"
+#include "qkov/io/plain_file.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/io/safetensors_writer.hpp"
 #include "qkov/io/sha256.hpp"
+#include "qkov/io/tensor_block.hpp"
 #include "qkov/io/untrusted_json.hpp"
 #include "qkov/model/model_fingerprint.hpp"
 #include "qkov/model/model_summary.hpp"
@@ -322,11 +323,7 @@ private:
 
     static void require_regular_file(const std::filesystem::path& path, const std::string& what)
     {
-        std::error_code ec;
-        const auto status = std::filesystem::symlink_status(path, ec);
-        if (ec || status.type() == std::filesystem::file_type::not_found) throw shard_inputs_error("qkov: " + path.string() + ": no such file (" + what + ")");
-        if (status.type() != std::filesystem::file_type::regular)
-            throw shard_inputs_error("qkov: " + path.string() + ": not a regular file (a link, a directory or a device)");
+        if (const auto problem = io::not_a_plain_file(path)) throw shard_inputs_error("qkov: " + path.string() + ": " + *problem + " (" + what + ")");
     }
 
     /// Where two identities first differ, as "key: this vs that".
@@ -384,14 +381,12 @@ private:
         return t;
     }
 
+    /// A tensor's values as doubles through the model readers' block read (io::read_block: the
+    /// file's size asked first, every value checked finite, the first bad one named).
     static std::vector<double> values_of(const io::tensor_view& t)
     {
         std::vector<double> out(t.count);
-        if (t.count == 0) return out;  // no bytes to copy (and memcpy takes no null pointer)
-        if (t.watch) t.watch->require_unshrunk();
-        std::memcpy(out.data(), t.bytes.data(), t.count * sizeof(double));
-        if (!std::all_of(out.begin(), out.end(), [](double v) { return std::isfinite(v); }))
-            throw shard_inputs_error("qkov: " + t.file + ": " + t.name + " holds a value that is not finite");
+        io::read_block(t, 0, io::stored_rows(t), 0, io::stored_columns(t), {out.data(), io::stored_columns(t), 1});
         return out;
     }
 
@@ -400,9 +395,8 @@ private:
         const auto* t = tensor(f, name);
         if (t->shape != shape)
             throw bad(f, name + " is not " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + ", the shape this shard's own pass has");
-        const auto v = values_of(*t);
         matrix m = xt::empty<double>({shape[0], shape[1]});
-        std::copy(v.begin(), v.end(), m.data());
+        io::read_block(*t, 0, shape[0], 0, shape[1], {m.data(), shape[1], 1});
         return m;
     }
 
@@ -410,9 +404,8 @@ private:
     {
         const auto* t = tensor(f, name);
         if (t->shape != std::vector<std::size_t>{n}) throw bad(f, name + " does not have the model's width " + std::to_string(n));
-        const auto v = values_of(*t);
         vector out = xt::empty<double>({n});
-        std::copy(v.begin(), v.end(), out.data());
+        io::read_block(*t, 0, 1, 0, n, {out.data(), n, 1});
         return out;
     }
 
