@@ -30,6 +30,7 @@
 #include "qkov/io/atomic_file.hpp"
 #include "qkov/io/file_sha256.hpp"
 #include "qkov/io/mapped_file.hpp"
+#include "qkov/io/plain_file.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/io/safetensors_writer.hpp"
 #include "qkov/io/sha256.hpp"
@@ -163,10 +164,8 @@ class composition_tensors_reader {
 public:
     composition_tensors_reader(const std::filesystem::path& path, const std::string& sha256, std::size_t layers, std::size_t heads) : path_(path.string())
     {
-        std::error_code ec;
-        const auto status = std::filesystem::symlink_status(path, ec);
-        if (ec || status.type() == std::filesystem::file_type::not_found) throw composition_tensors_error(path_ + ": no such file (the document's composition tensors)");
-        if (status.type() != std::filesystem::file_type::regular) throw composition_tensors_error(path_ + ": not a regular file (a link, a directory or a device)");
+        if (const auto problem = io::not_a_plain_file(path))
+            throw composition_tensors_error(path_ + ": " + *problem + " (the document's composition tensors)");
         if (layers == 0 || heads == 0) throw composition_tensors_error(path_ + ": the model has no heads");
         file_.emplace(path);
         const auto names = file_->names();
