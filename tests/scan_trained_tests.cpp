@@ -459,6 +459,41 @@ BOOST_AUTO_TEST_CASE(a_scan_without_the_circuit_search_differs_only_in_circuits)
     BOOST_TEST(circuits > 0u);  // the comparison includes heads whose circuit the search found
 }
 
+// Float32 products (the default, product_precision.hpp) against float64 throughout, on the trained
+// models and stories260K: the same labels, certificates, copying shares and per-token top-1 flags,
+// and the same circuits (their labels, candidates and the copying of what they write).
+BOOST_AUTO_TEST_CASE(float32_and_float64_scans_give_the_same_answers)
+{
+    std::size_t models = 0, recomputed = 0;
+    for (const char* name : {"trained_models/llama_rope_induction", "trained_models/neox_partial_rotary", "trained_models/gpt2_learned_positions",
+                             "trained_models/llama_nope_layer", "real_models/llama2c-stories260K/hf"}) {
+        const auto dir = test::shared_dir_or_skip(name);
+        if (dir.empty()) continue;
+        ++models;
+        const auto m = qkov::runs::open_model(dir.string());
+        scan::scan_options exact;
+        exact.precision = scan::product_precision::float64;
+        const auto fast = qkov::runs::scan_model(m), slow = qkov::runs::scan_model(m, exact);
+        BOOST_TEST(scan::detail::thresholds_json(fast)["precision"] == "float32");
+        BOOST_TEST_REQUIRE(fast.heads.size() == slow.heads.size());
+        for (std::size_t i = 0; i < fast.heads.size(); ++i) {
+            const auto &a = fast.heads[i], &b = slow.heads[i];
+            const std::string id = std::string(name) + " " + std::to_string(a.layer) + "." + std::to_string(a.head);
+            BOOST_TEST(a.labels.labels == b.labels.labels, id << ": " << list(a.labels.labels) << " against " << list(b.labels.labels));
+            BOOST_TEST(a.labels.certified == b.labels.certified, id);
+            BOOST_TEST_REQUIRE((a.per_token_copying.has_value() && b.per_token_copying.has_value()), id);
+            const auto &x = *a.per_token_copying, &y = *b.per_token_copying;
+            BOOST_TEST(x.top1 == y.top1, id);
+            BOOST_TEST((x.top1_share == y.top1_share && x.top5_share == y.top5_share && x.bottom10_share == y.bottom10_share), id);
+            BOOST_TEST(scan::precision_name(x.precision) == "float32", id);
+            recomputed += x.recomputed;
+            BOOST_TEST(scan::detail::circuits_json(a.circuits) == scan::detail::circuits_json(b.circuits), id);
+        }
+    }
+    if (models == 0) return;
+    BOOST_TEST_MESSAGE("float32 against float64 on " << models << " models: " << recomputed << " tokens recomputed in float64");
+}
+
 /// stories260K: no circuit label on a head whose behaviour lacks it (qkov detect's forward pass;
 /// a 5-layer model trained on TinyStories shows no induction on random repeats).
 BOOST_AUTO_TEST_CASE(stories260K_circuit_labels_are_shown_by_behaviour)

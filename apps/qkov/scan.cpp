@@ -103,6 +103,7 @@ int scan(const scan_cli_options& o)
     const auto model = runs::open_model(path);
     const auto& c = model.config();
     options.thresholds.context = o.context;
+    options.precision = *scan::precision_named(o.precision);  // the option's check admits the two names
     options.keep_proxy_inputs = !o.dump_proxy.empty();
     if (o.calibrate != "self" && (o.calibrate_samples || o.calibrate_length || o.calibrate_seed))
         throw std::invalid_argument("qkov: --calibrate-samples, --calibrate-length and --calibrate-seed set the model's own text: they need --calibrate self");
@@ -307,6 +308,10 @@ subcommand add_scan(CLI::App& app)
                         "forward pass; checked against the model and the options, the document is the same to the byte");
     for (const char* scanned : {"--json", "--markdown", "--figures", "--layers", "--timings", "--dump-proxy", "--seed-head-model"})
         prepare->excludes(command->get_option(scanned));
+    command->add_option("--precision", options->precision,
+                        "The per-token copying's products: float32 (default; every decision within float32's rounding bound recomputed in "
+                        "float64, so the shares are the float64 scan's) or float64 throughout (docs/SCAN-LABELS.md)")
+        ->check(CLI::IsMember({"float32", "float64"}));
     command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));

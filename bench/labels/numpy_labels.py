@@ -166,7 +166,11 @@ def copying(w, config, tokens, effective):
 
 def compare(qkov_path, numpy_path):
     with open(qkov_path) as f:
-        qkov = {(h["layer"], h["head"]): h["token_copying"] for h in json.load(f)["heads"]}
+        document = json.load(f)
+    qkov = {(h["layer"], h["head"]): h["token_copying"] for h in document["heads"]}
+    # qkov's float32 products (its default) decide every share as float64 does, but its median
+    # margins are the float32 rows': they agree to about 1e-6, not to float64's rounding.
+    margin_tolerance = 1e-4 if document["thresholds"].get("precision") == "float32" else 1e-6
     with open(numpy_path) as f:
         ours = json.load(f)["heads"]
     failures, worst, worst_margin, exact = [], 0.0, 0.0, 0
@@ -188,7 +192,7 @@ def compare(qkov_path, numpy_path):
                             f"numpy {[h[k] for k in ('top1_share', 'top5_share', 'bottom10_share')]}")
         margin = abs(theirs["median_margin"] - h["median_margin"]) / max(1.0, abs(h["median_margin"]))
         worst_margin = max(worst_margin, margin)
-        if margin > 1e-6:
+        if margin > margin_tolerance:
             failures.append(f"{name}: median margin qkov {theirs['median_margin']}, numpy {h['median_margin']}")
     if len(qkov) != len(ours):
         failures.append(f"qkov has {len(qkov)} heads, numpy {len(ours)}")

@@ -348,7 +348,7 @@ def _non_negative(name, value):
 
 
 def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None, calibrate_samples=None, calibrate_length=None,
-         calibrate_seed=None, shared=None):
+         calibrate_seed=None, shared=None, precision="float32"):
     """Scans a model's weights (`qkov scan`): per-head metrics, labels, composition. Releases the GIL.
 
     path_or_model      a qkov.Model or a path open_model accepts
@@ -366,11 +366,15 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
     shared             a directory prepare_shards wrote for these options (`qkov scan --shared`): the shard reads
                        what the forward pass gives its layers, the circuit writes at its first and W_E^T W_U
                        there instead of computing them; the same scan to the bit
+    precision          "float32" (default): the per-token copying's products in float32, every decision
+                       within float32's rounding bound recomputed in float64, so the shares are the float64
+                       scan's; "float64": every product in float64 (`qkov scan --precision`)
     """
     first, last = _layer_range(layers)
     return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate,
                       _positive("calibrate_samples", calibrate_samples), _positive("calibrate_length", calibrate_length),
-                      None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed), shared))
+                      None if calibrate_seed is None else _non_negative("calibrate_seed", calibrate_seed), shared,
+                      precision))
 
 
 def prepare_shards(path_or_model, shards, directory, threads=None, context=None, calibrate=None, calibrate_samples=None,

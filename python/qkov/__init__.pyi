@@ -103,6 +103,7 @@ def scan(
     calibrate_length: int | None = None,
     calibrate_seed: int | None = None,
     shared: _Path | None = None,
+    precision: Literal["float32", "float64"] = "float32",
 ) -> Scan: ...
 
 def prepare_shards(

@@ -86,7 +86,7 @@ std::string path_text(const py::object& path)
 std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::optional<std::size_t> first_layer, std::optional<std::size_t> last_layer,
                                       std::optional<int> threads, std::optional<std::size_t> context, const py::object& calibrate,
                                       std::optional<std::size_t> calibrate_samples, std::optional<std::size_t> calibrate_length,
-                                      std::optional<std::uint64_t> calibrate_seed, const py::object& shared)
+                                      std::optional<std::uint64_t> calibrate_seed, const py::object& shared, const std::string& precision)
 {
     const blas_threads_for_call blas(threads);
     auto out = std::make_shared<scan_handle>();
@@ -95,6 +95,9 @@ std::shared_ptr<scan_handle> run_scan(const py::object& path_or_model, std::opti
     auto request = scan_request_of(m, context, calibrate, calibrate_samples, calibrate_length, calibrate_seed);
     auto& options = request.options;
     options.shared_inputs = path_text(shared);
+    const auto named_precision = scan::precision_named(precision);
+    if (!named_precision) throw std::invalid_argument("qkov: precision: '" + precision + "' is not \"float32\" or \"float64\"");
+    options.precision = *named_precision;
     options.on_layer = [](std::size_t, const std::vector<scan::head_metrics>&, const scan::layer_timing&) { raise_pending_signal(); };  // Ctrl-C
     const py::gil_scoped_release release;
     options.first_layer = first_layer.value_or(0);
@@ -202,7 +205,8 @@ void bind_scan(py::module_& m)
             },
             py::arg("directory"));
     m.def("_scan", &run_scan, py::arg("path_or_model"), py::arg("first_layer"), py::arg("last_layer"), py::arg("threads"), py::arg("context"),
-          py::arg("calibrate"), py::arg("calibrate_samples"), py::arg("calibrate_length"), py::arg("calibrate_seed"), py::arg("shared"));
+          py::arg("calibrate"), py::arg("calibrate_samples"), py::arg("calibrate_length"), py::arg("calibrate_seed"), py::arg("shared"),
+          py::arg("precision"));
     m.def("_prepare_shards", &run_prepare_shards, py::arg("path_or_model"), py::arg("starts"), py::arg("directory"), py::arg("threads"), py::arg("context"),
           py::arg("calibrate"), py::arg("calibrate_samples"), py::arg("calibrate_length"), py::arg("calibrate_seed"));
 }

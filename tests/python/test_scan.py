@@ -199,6 +199,25 @@ def test_options_out_of_range_raise_value_error():
         qkov.scan(path, threads=100000)
     with pytest.raises(ValueError, match="context 0"):
         qkov.scan(path, context=0)
+    with pytest.raises(ValueError, match="precision: 'float16' is not"):
+        qkov.scan(path, precision="float16")
+
+
+def test_precision_as_the_clis_and_the_float64_shares(tmp_path):
+    # float32 products (the default) decide every share as float64 does; the document says which ran.
+    path = str(stories_hf())
+    run_cli("scan", path, "--precision", "float64", "--threads", "1", "--json", tmp_path / "scan.json")
+    exact = qkov.scan(path, precision="float64", threads=1)
+    assert exact.to_json() == (tmp_path / "scan.json").read_text()
+    fast = qkov.scan(path, threads=1)
+    assert (fast.document["thresholds"]["precision"], exact.document["thresholds"]["precision"]) == ("float32", "float64")
+    shares = ("top1_share", "top5_share", "bottom10_share", "top1_interval", "bottom10_interval")
+    for a, b in zip(fast.document["heads"], exact.document["heads"]):
+        assert a["labels"] == b["labels"]
+        assert {k: a["token_copying"][k] for k in shares} == {k: b["token_copying"][k] for k in shares}
+        assert b["token_copying"]["recomputed_in_float64"] == 0
+    assert fast.document["circuits"] == exact.document["circuits"]
+    assert sum(h["token_copying"]["recomputed_in_float64"] for h in fast.document["heads"]) > 0
 
 
 def test_a_scan_in_a_thread_leaves_the_main_thread_running():

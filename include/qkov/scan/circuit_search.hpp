@@ -61,6 +61,7 @@ struct circuit_search_settings {
     std::size_t prefilter_keys = 1024;  ///< ... against this many keys
     double prefilter_share = 0.25;
     double threshold = 0.5;           ///< a majority of the tokens: their key wins
+    product_precision copying_precision = product_precision::float64;  ///< of the copying test of what a circuit writes (token_copying.hpp)
 };
 
 /// What a layer's heads read at each side offset, and the weights that turn it into their queries

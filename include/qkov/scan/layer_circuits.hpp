@@ -135,7 +135,7 @@ public:
             } else if (s >= 2 && sample && pass) {
                 const auto m = static_cast<std::size_t>(s - 1);
                 const matrix inputs = through_norm_scale(writes_.by_offset[m - 1], lw.norm, rho);
-                const auto copied = copying_per_token({lw.heads[h]}, *sample, *pass, 512, 512, &inputs);
+                const auto copied = copying_per_token({lw.heads[h]}, *sample, *pass, 512, 512, &inputs, settings_.copying_precision);
                 chosen.output = circuit_output{{m, side_partners(writes_, m, true, [&](const earlier_head& e, bool) {
                                                     const auto it = into.find({e.layer, e.head, h});
                                                     return it == into.end() ? 0.0 : it->second->v;

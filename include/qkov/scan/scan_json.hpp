@@ -133,7 +133,9 @@ inline nlohmann::json token_copying_json(const std::optional<token_copying>& c)
             {k::bottom10_share, c->bottom10_share},
             {"top1_interval", {c->top1_interval.first, c->top1_interval.second}},
             {"bottom10_interval", {c->bottom10_interval.first, c->bottom10_interval.second}},
-            {"median_margin", c->median_margin}};
+            {"median_margin", c->median_margin},
+            {"precision", precision_name(c->precision)},
+            {"recomputed_in_float64", c->recomputed}};
 }
 
 /// The seeds' structure measures, kept as the evidence of their searches (head_structure.hpp).
@@ -216,6 +218,7 @@ inline nlohmann::json thresholds_json(const scan_result& r)
         rules.push_back({{"label", row.name}, {"rule", row.rule}, {"reason", row.reason}, {"confirmed_by", labels::confirmed_by_text(row)}});
     nlohmann::json j = label_thresholds_json(r.thresholds);
     j["tokens_sampled"] = r.tokens_sampled, j["vocabulary"] = r.vocabulary, j["rules"] = std::move(rules);
+    j["precision"] = precision_name(r.precision);
     return j;
 }
 

@@ -273,7 +273,8 @@ inline std::optional<layer_circuits> open_circuits(const model::attention_model&
     std::optional<layer_circuits> circuits;
     if (evidence.readout && options.search_circuits)
         circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
-                         circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share});
+                         circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share,
+                                                  .copying_precision = options.precision});
     return circuits;
 }
 
@@ -348,6 +349,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                                                  : scan_json_keys::input_file + options.calibration_name;
     result.copy_tokens = evidence.readout ? evidence.readout->tokens.size() : 0;
     result.thresholds = options.thresholds;
+    result.precision = options.precision;
     result.fingerprint = model::fingerprint_of(m);
     // The pairs whose later head is in first..last: the layers before `first` are read only for
     // what their heads write, so scans of disjoint layer ranges share the pairs out, none lost or
@@ -381,7 +383,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         // worker's own thread (parallel_blocks.hpp), so a head's numbers do not depend on the
         // thread count. A failure is kept per head and the first head's rethrown, as in order.
         // The per-token copying of the layer's heads: one pass over the vocabulary for all of them.
-        const std::vector<token_copying> copying = evidence.readout ? copying_per_token(lw.heads, *evidence.readout, *evidence.pass.decoder)
+        const std::vector<token_copying> copying = evidence.readout ? copying_per_token(lw.heads, *evidence.readout, *evidence.pass.decoder, 512, 512, nullptr, options.precision)
                                                                     : std::vector<token_copying>{};
         const double copying_seconds = seconds_since(copying_start);
         std::vector<std::exception_ptr> failures(H);

@@ -31,6 +31,7 @@ struct scan_result {
     bool copying_available = false;  ///< false when the model lacks W_E or W_U
     std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
     label_thresholds thresholds;                      ///< as used (context resolved)
+    product_precision precision = product_precision::float64;  ///< of the per-token copying's products
     std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
     std::string input = scan_json_keys::input_random_tokens;  ///< the input the labels predict behaviour on (scan_json_keys' words)
     std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)

@@ -96,13 +96,15 @@ inline matrix r_factor_transpose(const matrix& wide)
 /// larger matrices: C is m x n with rows ldc apart; op(A) is m x k and op(B) k x n, each stored with
 /// rows lda (ldb) apart, transposed in place when asked. beta = 1 accumulates (a sum of products
 /// over blocks of rows).
-inline void multiply_into(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda, bool transpose_a, const double* b,
-                          std::size_t ldb, bool transpose_b, double* c, std::size_t ldc, double beta = 0.0)
+/// Generic over the scalar: float32 products (token_copying.hpp) take the same call.
+template <class T>
+void multiply_into(std::size_t m, std::size_t n, std::size_t k, const T* a, std::size_t lda, bool transpose_a, const T* b, std::size_t ldb,
+                   bool transpose_b, T* c, std::size_t ldc, T beta = T(0))
 {
     using index = xt::blas_index_t;
     const auto op = [](bool t) { return t ? cxxblas::Transpose::Trans : cxxblas::Transpose::NoTrans; };
     cxxblas::gemm<index>(cxxblas::StorageOrder::RowMajor, op(transpose_a), op(transpose_b), static_cast<index>(m), static_cast<index>(n),
-                         static_cast<index>(k), 1.0, a, static_cast<index>(lda), b, static_cast<index>(ldb), beta, c, static_cast<index>(ldc));
+                         static_cast<index>(k), T(1), a, static_cast<index>(lda), b, static_cast<index>(ldb), beta, c, static_cast<index>(ldc));
 }
 
 /// op(a) op(b) through BLAS, with either operand transposed in place.

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -33,6 +34,7 @@
 #include "qkov/model/head_weights.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/embedding_sample.hpp"
+#include "qkov/scan/product_precision.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/thin_qr.hpp"
 #include "qkov/scan/token_copying_result.hpp"
@@ -109,6 +111,11 @@ namespace detail {
 /// loop runs along the tokens read, each with its own counters, and vectorises; each token read
 /// still sums its row in vocabulary order. The counts are kept in doubles (exact below 2^53):
 /// x86-64's baseline vector instructions turn a comparison into a double, not into a 64-bit integer.
+///
+/// A float32 entry comes with a bound on its distance from the float64 entry (product_precision.hpp):
+/// it counts above only when it is above by more than the bound, below only when below by more;
+/// the entries in between are neither, and a token read whose decisions they could change is
+/// recomputed (undecided_tokens).
 struct copying_tally {
     std::vector<double> own;  ///< row_t[t]
     std::vector<double> above, below, best_other, shifted_sum, shifted_square;
@@ -119,37 +126,84 @@ struct copying_tally {
     {
     }
 
+    /// The bound on entry (vocabulary token, token read i) of a float32 row: a w[i] + b n[i] + c.
+    struct entry_bound {
+        double a = 0, b = 0, c = 0;
+        const double* w = nullptr;
+        const double* n = nullptr;
+    };
+
     /// n rows' entries x[i] of tokens other than their own: the arrays do not overlap (__restrict
     /// lets the loop vectorise without a run-time overlap test).
-    static void count_others(std::size_t n, const double* __restrict x, const double* __restrict own, double* __restrict sum,
-                             double* __restrict square, double* __restrict above, double* __restrict below, double* __restrict best)
+    template <class X>
+    static void count_others(std::size_t n, const X* __restrict x, const double* __restrict own, double* __restrict sum, double* __restrict square,
+                             double* __restrict above, double* __restrict below, double* __restrict best, const entry_bound* bound)
     {
+        if (bound == nullptr) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const double v = x[i], shifted = v - own[i];
+                sum[i] += shifted, square[i] += shifted * shifted;
+                above[i] += v >= own[i] ? 1.0 : 0.0;
+                below[i] += v < own[i] ? 1.0 : 0.0;
+                best[i] = v > best[i] ? v : best[i];
+            }
+            return;
+        }
+        const double a = bound->a, b = bound->b, c = bound->c;
+        const double* __restrict w = bound->w;
+        const double* __restrict norm = bound->n;
         for (std::size_t i = 0; i < n; ++i) {
-            const double shifted = x[i] - own[i];
+            const double v = x[i], shifted = v - own[i], e = a * w[i] + b * norm[i] + c;
             sum[i] += shifted, square[i] += shifted * shifted;
-            above[i] += x[i] >= own[i] ? 1.0 : 0.0;
-            below[i] += x[i] < own[i] ? 1.0 : 0.0;
-            best[i] = x[i] > best[i] ? x[i] : best[i];
+            above[i] += shifted >= e ? 1.0 : 0.0;  // a NaN or an infinite bound counts neither way
+            below[i] += shifted < -e ? 1.0 : 0.0;
+            best[i] = v > best[i] ? v : best[i];
         }
     }
 
     /// Vocabulary token `token`'s entries in the rows of tokens read i0 .. i0 + m: logit[i] is row
     /// i0 + i's, and read[i] the token that row reads, ascending (copying_tokens). The row that
     /// reads `token` itself gains the sums but not the counts: its entry is not another token's.
-    void add(std::size_t token, std::size_t i0, std::size_t m, const double* logit, const std::size_t* read)
+    /// `bound` (float32 entries): its w and n are indexed like `own`.
+    template <class X>
+    void add(std::size_t token, std::size_t i0, std::size_t m, const X* logit, const std::size_t* read, const entry_bound* bound = nullptr)
     {
         const std::size_t self = static_cast<std::size_t>(std::lower_bound(read, read + m, token) - read);
         const bool read_here = self < m && read[self] == token;
+        entry_bound shifted_bound;
+        if (bound) shifted_bound = {bound->a, bound->b, bound->c, bound->w + i0, bound->n + i0};
         const auto others = [&](std::size_t from, std::size_t to) {
             const std::size_t at = i0 + from;
+            entry_bound here = shifted_bound;
+            here.w += bound ? from : 0, here.n += bound ? from : 0;
             count_others(to - from, logit + from, own.data() + at, shifted_sum.data() + at, shifted_square.data() + at, above.data() + at,
-                         below.data() + at, best_other.data() + at);
+                         below.data() + at, best_other.data() + at, bound ? &here : nullptr);
         };
         if (!read_here) return others(0, m);
         others(0, self);
-        const double shifted = logit[self] - own[i0 + self];
+        const double shifted = static_cast<double>(logit[self]) - own[i0 + self];
         shifted_sum[i0 + self] += shifted, shifted_square[i0 + self] += shifted * shifted;
         others(self + 1, m);
+    }
+
+    /// The tokens read whose top-1, top-5 or bottom-10 decision the undecided entries of a
+    /// bounded tally could change (V - 1 others per row, each above, below or undecided).
+    [[nodiscard]] std::vector<std::size_t> undecided_tokens(std::size_t V) const
+    {
+        std::vector<std::size_t> out;
+        for (std::size_t i = 0; i < own.size(); ++i) {
+            const double open = static_cast<double>(V - 1) - above[i] - below[i];
+            const auto fixed = [&](double least, double limit) { return least >= limit || least + open < limit; };
+            if (open > 0 && !(fixed(above[i], 1) && fixed(above[i], 5) && fixed(below[i], 10))) out.push_back(i);
+        }
+        return out;
+    }
+
+    /// Token read i's counts and sums taken from `other`'s row j (its recomputation).
+    void take(std::size_t i, const copying_tally& other, std::size_t j)
+    {
+        above[i] = other.above[j], below[i] = other.below[j], best_other[i] = other.best_other[j];
+        shifted_sum[i] = other.shifted_sum[j], shifted_square[i] = other.shifted_square[j];
     }
 };
 
@@ -184,6 +238,87 @@ inline token_copying copying_of(const copying_tally& tally, std::size_t V)
     return result;
 }
 
+/// Euclidean norms of the rows of a row-major n x k block.
+template <class T>
+std::vector<double> row_norms(const T* a, std::size_t n, std::size_t k)
+{
+    std::vector<double> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        double s = 0;
+        for (std::size_t j = 0; j < k; ++j) s += static_cast<double>(a[i * k + j]) * static_cast<double>(a[i * k + j]);
+        out[i] = std::sqrt(s);
+    }
+    return out;
+}
+
+/// What the float32 path keeps of one head for the layer: its read-out and values in float32,
+/// and the per-token factors of the bound (w_t = sum_c |W_c| |v_tc|, n_t = |v_t|).
+struct float32_head {
+    std::vector<float> read_out;  ///< D x d
+    const std::vector<float>* values = nullptr;  ///< T x d, the key/value head's
+    std::vector<double> w, n;
+    double largest_w = 0, largest_n = 0;  ///< their maxima: |x| <= |R_i| w_t and |o_i| n_t, so below these no product overflows
+};
+
+/// Head h's float32 factors from its read-out W (D x d, C W_o) and its values (T x d) with their
+/// float32 copy (shared by a key/value head's query heads).
+inline float32_head float32_head_of(const matrix& w, const matrix& values, const std::vector<float>& values32)
+{
+    const std::size_t D = w.shape()[0], d = w.shape()[1], T = values.shape()[0];
+    float32_head f;
+    f.read_out = to_float32(w.data(), w.size());
+    f.values = &values32;
+    std::vector<double> column(d, 0.0);  // |W_c|
+    for (std::size_t j = 0; j < D; ++j)
+        for (std::size_t c = 0; c < d; ++c) column[c] += w(j, c) * w(j, c);
+    for (auto& c : column) c = std::sqrt(c);
+    f.n = row_norms(values.data(), T, d);
+    f.w.assign(T, 0.0);
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t c = 0; c < d; ++c) f.w[i] += column[c] * std::abs(values(i, c));
+    f.largest_w = T ? *std::max_element(f.w.begin(), f.w.end()) : 0.0, f.largest_n = T ? *std::max_element(f.n.begin(), f.n.end()) : 0.0;
+    return f;
+}
+
+/// Depth of the float32 sums over the hidden dimension: the read-out's product is summed in float32
+/// over runs of this many terms and the runs in float64, so its rounding bound is gamma_256, not
+/// gamma_D (at D = 4,096, 1.5e-5 instead of 2.4e-4 of the sum of |terms|).
+inline constexpr std::size_t float32_run = 256;
+
+/// A block's float32 read-out through one head: o = R W (n x d) from the block's rows in float32
+/// (n x D), summed in float32 over runs of float32_run and the runs in float64.
+inline std::vector<float> float32_read_out(std::size_t n, std::size_t D, std::size_t d, const float* rows, const float32_head& f)
+{
+    std::vector<double> sum(n * d, 0.0);
+    std::vector<float> run(n * d);
+    for (std::size_t k0 = 0; k0 < D; k0 += float32_run) {
+        const std::size_t k = std::min(float32_run, D - k0);
+        multiply_into(n, d, k, rows + k0, D, false, f.read_out.data() + k0 * d, d, false, run.data(), d);
+        for (std::size_t i = 0; i < n * d; ++i) sum[i] += run[i];
+    }
+    return to_float32(sum.data(), sum.size());
+}
+
+/// The constants of the float32 logits' bound (token_copying's comment derives it), a little over
+/// gamma for the double sums that form the bound's own terms.
+struct float32_bound_constants {
+    double read_out = 0, logit = 0, underflow = 0;
+    float32_bound_constants(std::size_t D, std::size_t d)
+        : read_out((1 + 1e-9) * gamma_bound<float>(std::min(D, float32_run) + 5)), logit((1 + 1e-9) * gamma_bound<float>(d + 4)),
+          underflow(underflow_bound(D * (d + 1) + d + 8))
+    {
+    }
+
+    /// The bound on the entries of the row of a block with norm |R_i| = row_norm whose float32
+    /// read-out has norm out_norm. A row whose float32 numbers could leave float32's range gets no
+    /// bound (NaN): every entry undecided, every token read recomputed.
+    [[nodiscard]] copying_tally::entry_bound row(double row_norm, double out_norm, const float32_head& f) const
+    {
+        const bool in_range = row_norm * f.largest_w < 1e36 && out_norm * f.largest_n < 1e36;
+        return {in_range ? read_out * row_norm : std::numeric_limits<double>::quiet_NaN(), logit * out_norm, underflow, f.w.data(), f.n.data()};
+    }
+};
+
 } // namespace detail
 
 /// The per-token copying of every head of one layer (the heads' layer) against the model's read-out,
@@ -197,9 +332,23 @@ inline token_copying copying_of(const copying_tally& tally, std::size_t V)
 /// `inputs` (T x D, optional) stands in for the tokens' effective embeddings at the heads' layer,
 /// read without the value bias: what the circuit search asks of a head that writes what earlier
 /// heads put at the position it attends to (circuit_search.hpp).
+///
+/// In float32 (product_precision.hpp) both products run in float32 (the read-out's in runs of 256
+/// terms added in float64), each logit with its bound against the float64 scan's:
+///   |x32 - x64| <= gamma_{256+5} |R_i| w_t + gamma_{d+4} |o_i| |v_t| + underflow,
+/// R_i the block's row, o_i its float32 read-out (d), w_t = sum_c |W_c| |v_tc| over the read-out's
+/// columns W_c, v_t the token's value. (The first term: each entry of o_i is within gamma |R_i||W_c|
+/// of R_i W_c by Cauchy-Schwarz, with the conversions to float32 and the float64 scan's own
+/// rounding inside the 5 extra terms; the second: the second product and its conversions.) A token
+/// read whose top-1, top-5 or bottom-10 decision an entry inside its bound could change is
+/// recomputed in float64, as R (W v_t): its shares and top-1 flags are those of the float64 scan
+/// (up to float64 rounding: the recomputation multiplies in another order, 1e-16 apart). Its median
+/// margin is the float32 rows' (the one number that is not decided, within the bound of the
+/// margin's terms). Each result counts the tokens it recomputed.
 inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
                                                     const forward::decoder<double>& pass, std::size_t block_rows = 512,
-                                                    std::size_t token_rows_at_once = 512, const matrix* inputs = nullptr)
+                                                    std::size_t token_rows_at_once = 512, const matrix* inputs = nullptr,
+                                                    product_precision precision = product_precision::float64)
 {
     if (heads.empty()) return {};
     const std::size_t H = heads.size(), D = heads[0].w_o.shape()[0], d = heads[0].w_o.shape()[1], T = r.tokens.size();
@@ -242,32 +391,101 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
             for (std::size_t c = 0; c < d; ++c) own[i] += values_of(h)(i, c) * own_out(i, c);
         tallies.emplace_back(std::move(own));
     }
+    const bool in_float32 = precision == product_precision::float32;
+    std::map<std::size_t, std::vector<float>> values32;
+    std::vector<detail::float32_head> heads32;
+    for (std::size_t h = 0; in_float32 && h < H; ++h) {
+        if (!values32.contains(heads[h].kv_head)) values32.emplace(heads[h].kv_head, to_float32(values_of(h).data(), values_of(h).size()));
+        heads32.push_back(detail::float32_head_of(read_out(h), values_of(h), values32.at(heads[h].kv_head)));
+    }
+    const detail::float32_bound_constants bounds(D, d);
     token_rows_at_once = std::max<std::size_t>(token_rows_at_once, 1);
     pass.for_each_output_block(
         [&](std::size_t first, const numeric::tensor2<double>& unembedding_rows) {
             matrix rows = unembedding_rows;
             scale_columns(rows, r.scale);
             const std::size_t n = rows.shape()[0];
+            std::vector<float> rows32;
+            std::vector<double> row_norm;
+            if (in_float32) rows32 = to_float32(rows.data(), rows.size()), row_norm = detail::row_norms(rows.data(), n, D);
             numeric::for_each_block(H, [&](std::size_t h) {
                 // Head h's read-out of this block (n x d), then its logits of the tokens read for
                 // the block's tokens, some tokens read at a time: T x n would be 16 MB a worker at
                 // Llama-3-8B's 4,008 tokens read; 512 of them (2 MB) are still in cache when the
-                // tally reads them back.
-                matrix out = xt::empty<double>({n, d});
-                multiply_into(n, d, D, rows.data(), D, false, read_out(h).data(), d, false, out.data(), d);
-                // The logits transposed (n x m): a vocabulary token's entries for the tokens read
-                // lie side by side, which is the tally's order.
-                matrix logits = xt::empty<double>({n, std::min(token_rows_at_once, T)});
+                // tally reads them back. The logits are transposed (n x m): a vocabulary token's
+                // entries for the tokens read lie side by side, which is the tally's order.
+                if (!in_float32) {
+                    matrix out = xt::empty<double>({n, d});
+                    multiply_into(n, d, D, rows.data(), D, false, read_out(h).data(), d, false, out.data(), d);
+                    matrix logits = xt::empty<double>({n, std::min(token_rows_at_once, T)});
+                    for (std::size_t i0 = 0; i0 < T; i0 += token_rows_at_once) {
+                        const std::size_t m = std::min(token_rows_at_once, T - i0);
+                        multiply_into(n, m, d, out.data(), d, false, values_of(h).data() + i0 * d, d, true, logits.data(), m);
+                        for (std::size_t j = 0; j < n; ++j) tallies[h].add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0);
+                    }
+                    return;
+                }
+                const auto& f = heads32[h];
+                const std::vector<float> out = detail::float32_read_out(n, D, d, rows32.data(), f);
+                const std::vector<double> out_norm = detail::row_norms(out.data(), n, d);
+                std::vector<float> logits(n * std::min(token_rows_at_once, T));
                 for (std::size_t i0 = 0; i0 < T; i0 += token_rows_at_once) {
                     const std::size_t m = std::min(token_rows_at_once, T - i0);
-                    multiply_into(n, m, d, out.data(), d, false, values_of(h).data() + i0 * d, d, true, logits.data(), m);
-                    for (std::size_t j = 0; j < n; ++j) tallies[h].add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0);
+                    multiply_into(n, m, d, out.data(), d, false, f.values->data() + i0 * d, d, true, logits.data(), m);
+                    for (std::size_t j = 0; j < n; ++j) {
+                        const auto bound = bounds.row(row_norm[j], out_norm[j], f);
+                        tallies[h].add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0, &bound);
+                    }
                 }
             });
         },
         block_rows);
+    std::vector<std::size_t> recomputed(H, 0);
+    if (in_float32) {
+        // The undecided tokens' rows again, in float64: x = R (W v_t), one product per block for
+        // all of a head's undecided tokens.
+        std::vector<std::vector<std::size_t>> undecided(H);
+        std::vector<detail::copying_tally> again;
+        std::vector<matrix> directions(H);  // u_h x D: (W v_t)^T
+        std::vector<std::vector<std::size_t>> read(H);
+        bool any = false;
+        for (std::size_t h = 0; h < H; ++h) {
+            undecided[h] = tallies[h].undecided_tokens(r.vocabulary);
+            std::vector<double> own;
+            matrix v = xt::empty<double>({undecided[h].size(), d});
+            for (std::size_t i = 0; i < undecided[h].size(); ++i) {
+                own.push_back(tallies[h].own[undecided[h][i]]);
+                read[h].push_back(r.tokens[undecided[h][i]]);
+                std::copy_n(values_of(h).data() + undecided[h][i] * d, d, v.data() + i * d);
+            }
+            if (!undecided[h].empty()) directions[h] = multiply(v, read_out(h), false, true), any = true;
+            again.emplace_back(std::move(own));
+        }
+        if (any)
+            pass.for_each_output_block(
+                [&](std::size_t first, const numeric::tensor2<double>& unembedding_rows) {
+                    matrix rows = unembedding_rows;
+                    scale_columns(rows, r.scale);
+                    const std::size_t n = rows.shape()[0];
+                    numeric::for_each_block(H, [&](std::size_t h) {
+                        const std::size_t u = undecided[h].size();
+                        if (u == 0) return;
+                        matrix logits = xt::empty<double>({n, u});
+                        multiply_into(n, u, D, rows.data(), D, false, directions[h].data(), D, true, logits.data(), u);
+                        for (std::size_t j = 0; j < n; ++j) again[h].add(first + j, 0, u, logits.data() + j * u, read[h].data());
+                    });
+                },
+                block_rows);
+        for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < undecided[h].size(); ++i) tallies[h].take(undecided[h][i], again[h], i);
+        for (std::size_t h = 0; h < H; ++h) recomputed[h] = undecided[h].size();
+    }
     std::vector<token_copying> result;
-    for (const auto& tally : tallies) result.push_back(detail::copying_of(tally, r.vocabulary));
+    for (std::size_t h = 0; h < H; ++h) {
+        result.push_back(detail::copying_of(tallies[h], r.vocabulary));
+        result.back().precision = precision;
+        result.back().recomputed = recomputed[h];
+    }
     return result;
 }
 
