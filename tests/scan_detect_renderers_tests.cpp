@@ -62,7 +62,7 @@ BOOST_AUTO_TEST_CASE(a_hand_written_scan_renders_without_the_scan)
     h.labels.labels = {"previous_token"};
     r.heads.push_back(h);
     const auto document = scan::scan_document(r, scan::model_facts(r), nlohmann::json::object(), 0, 0, {});
-    BOOST_TEST(document.at(scan::scan_json_keys::schema).get<std::string>() == scan::scan_json_keys::schema_name);
+    BOOST_TEST(document.at(scan::scan_json_keys::schema).get<std::string>() == qkov::schemas::scan);
     BOOST_TEST(document.at(scan::scan_json_keys::heads).size() == 1u);
     BOOST_TEST(document.at(scan::scan_json_keys::heads)[0].at(scan::scan_json_keys::labels)[0].get<std::string>() == "previous_token");
 }
@@ -105,7 +105,7 @@ bool contains(const std::vector<std::string>& names, const std::string& name) { 
 
 BOOST_AUTO_TEST_CASE(every_label_name_is_the_scan_schemas_and_no_other)
 {
-    const std::regex label(schema("qkov.scan-3.schema.json").at("$defs").at("label").at("pattern").get<std::string>());
+    const std::regex label(schema("scan.schema.json").at("$defs").at("label").at("pattern").get<std::string>());
     const auto names = labels::every_label_name();
     BOOST_TEST(names.size() == 1u + 8u + 1 + 1 + 1 + 1 + 1 + 7u + 1 + 1);  // offsets 0, 2 .. 8; repeat shifts 2 .. 8
     for (const auto& name : names) {
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(every_label_is_judged_by_behaviours_the_detection_measures)
 
 BOOST_AUTO_TEST_CASE(the_detect_schema_lists_the_detections_behaviours_and_shifts)
 {
-    const auto s = schema("qkov.detect-2.schema.json");
+    const auto s = schema("detect.schema.json");
     std::vector<std::string> listed;
     for (const auto& b : s.at("$defs").at("behaviour").at("enum")) listed.push_back(b.get<std::string>());
     auto measured = behaviour_names();

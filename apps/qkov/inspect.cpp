@@ -13,7 +13,7 @@
 #include "qkov/model/layer_memory.hpp"
 #include "model_runs.hpp"
 #include "model_summary.hpp"
-#include "output_schemas.hpp"
+#include "qkov/io/document_schemas.hpp"
 
 namespace qkov::app {
 

@@ -20,7 +20,7 @@
 #include "qkov/experiments/previous_token_experiment.hpp"
 #include "qkov/experiments/semantic_head_experiment.hpp"
 
-#include "output_schemas.hpp"
+#include "qkov/io/document_schemas.hpp"
 
 namespace qkov::app {
 

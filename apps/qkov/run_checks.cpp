@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "output_schemas.hpp"
+#include "qkov/io/document_schemas.hpp"
 
 namespace qkov::app {
 namespace {

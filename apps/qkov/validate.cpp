@@ -16,7 +16,7 @@
 #include "qkov/report/table.hpp"
 
 #include "number_options.hpp"
-#include "output_schemas.hpp"
+#include "qkov/io/document_schemas.hpp"
 #include "precision_runs.hpp"
 
 namespace qkov::app {

@@ -1,5 +1,5 @@
 // The detection's document (`qkov detect --json`, schema "qkov.detect/2",
-// docs/schemas/qkov.detect-2.schema.json): written and read here, every key spelled once (keys::),
+// docs/schemas/detect.schema.json): written and read here, every key spelled once (keys::),
 // so the writer and the reader cannot drift apart.
 //
 //   schema      "qkov.detect/2"
@@ -29,12 +29,11 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/detect/detection_result.hpp"
+#include "qkov/io/document_schemas.hpp"
 #include "qkov/detect/text_behaviour.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
 
 namespace qkov::detect {
-
-inline constexpr const char* detection_schema = "qkov.detect/2";
 
 /// Every key of the document.
 namespace keys {
@@ -241,7 +240,7 @@ inline nlohmann::json comparison_json(const std::string& scan_file, const compar
 /// The whole document. `model` is the model's summary (qkov inspect's), written as given.
 inline nlohmann::json detection_json(const detection_document& d)
 {
-    return {{keys::schema, detection_schema},
+    return {{keys::schema, schemas::detect},
             {keys::model, d.model},
             {keys::detection, detection_settings_json(d.result, d.dtype)},
             {keys::heads, detail::heads_json(d.result)},
@@ -256,8 +255,8 @@ inline std::string detection_text(const detection_document& d) { return detectio
 /// Reads a document detection_json wrote; a missing key or another schema is an error naming it.
 inline detection_document read_detection_json(const nlohmann::json& j)
 {
-    if (!j.is_object() || j.value(keys::schema, std::string()) != detection_schema)
-        throw std::invalid_argument(std::string("qkov: not a detection document of schema ") + detection_schema);
+    if (!j.is_object() || j.value(keys::schema, std::string()) != schemas::detect)
+        throw std::invalid_argument(std::string("qkov: not a detection document of schema ") + schemas::detect);
     detection_document d;
     try {
         d.model = j.at(keys::model);

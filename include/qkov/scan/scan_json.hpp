@@ -1,4 +1,4 @@
-// The scan's JSON document (schema docs/schemas/qkov.scan-3.schema.json), written here and only
+// The scan's JSON document (schema docs/schemas/scan.schema.json), written here and only
 // here: `qkov scan --json` and every other writer call scan_document, and `qkov detect --scan`
 // reads the labels back through scan_json_keys, so each key is spelled once. The composition
 // pairs' numbers are not in it: they are tensors in a file beside it (composition_tensors.hpp),
@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/io/document_schemas.hpp"
 #include "qkov/labels/vocabulary.hpp"
 #include "qkov/scan/composition_edges.hpp"
 #include "qkov/scan/composition_tensors.hpp"
@@ -294,7 +295,7 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
 {
     namespace k = scan_json_keys;
     nlohmann::json j;
-    j[k::schema] = k::schema_name;
+    j[k::schema] = schemas::scan;
     j[k::model] = std::move(model);
     j[k::scanned_layers] = {first_layer, last_layer};
     auto& conventions = j[k::conventions] = nlohmann::json::object();

@@ -8,7 +8,6 @@ namespace qkov::scan {
 /// The keys a reader of the document needs (detect/scan_labels.hpp, scan_merge.hpp), spelled once.
 namespace scan_json_keys {
 inline constexpr const char* schema = "schema";
-inline constexpr const char* schema_name = "qkov.scan/3";
 inline constexpr const char* model = "model";
 inline constexpr const char* heads = "heads";
 inline constexpr const char* layer = "layer";

@@ -36,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qkov/io/document_schemas.hpp"
 #include "qkov/io/json_release.hpp"
 #include "qkov/io/memory_headroom.hpp"
 #include "qkov/io/untrusted_json.hpp"
@@ -186,8 +187,8 @@ inline checked_shard check_shard(scan_shard& s)
 {
     namespace k = scan_json_keys;
     const auto& j = s.document;
-    if (!j.is_object() || j.value(k::schema, std::string()) != k::schema_name)
-        throw scan_merge_error("qkov: " + s.name + ": expected a document of schema " + k::schema_name + " (qkov scan --json)");
+    if (!j.is_object() || j.value(k::schema, std::string()) != schemas::scan)
+        throw scan_merge_error("qkov: " + s.name + ": expected a document of schema " + schemas::scan + " (qkov scan --json)");
     for (const char* array : {k::heads, k::facts})
         if (!j.contains(array) || !j[array].is_array()) throw scan_merge_error("qkov: " + s.name + ": " + array + " is not a list");
     if (!j.contains(k::model) || !j[k::model].is_object()) throw scan_merge_error("qkov: " + s.name + ": " + k::model + " is not an object");

@@ -51,6 +51,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qkov/io/atomic_file.hpp"
+#include "qkov/io/document_schemas.hpp"
 #include "qkov/io/file_sha256.hpp"
 #include "qkov/io/plain_file.hpp"
 #include "qkov/io/safetensors.hpp"
@@ -67,7 +68,6 @@
 
 namespace qkov::scan {
 
-inline constexpr const char* shard_inputs_schema = "qkov.shard_inputs/1";
 inline constexpr const char* shard_inputs_manifest = "shard-inputs.json";
 /// The manifest's largest size: its identity and one line per layer, far below this.
 inline constexpr std::size_t shard_inputs_manifest_limit = 16u << 20;
@@ -148,7 +148,7 @@ public:
         // A directory prepared before names files this preparation replaces: its manifest goes
         // first, so that until finish() no shard reads the directory at all.
         std::filesystem::remove(dir_ / shard_inputs_manifest);
-        manifest_["schema"] = shard_inputs_schema;
+        manifest_["schema"] = schemas::shard_inputs;
         manifest_["layers"] = nlohmann::json::array();
         manifest_["circuits"] = nlohmann::json::array();
         manifest_["common"] = nullptr;
@@ -229,8 +229,8 @@ public:
         auto parsed = io::parse_untrusted_json(text.str(), 16);
         if (const auto* problem = std::get_if<std::string>(&parsed)) throw shard_inputs_error("qkov: " + where + ": " + *problem);
         manifest_ = std::move(std::get<nlohmann::json>(parsed));
-        if (!manifest_.is_object() || manifest_.value("schema", nlohmann::json()) != shard_inputs_schema)
-            throw shard_inputs_error("qkov: " + where + ": not a " + shard_inputs_schema + " manifest");
+        if (!manifest_.is_object() || manifest_.value("schema", nlohmann::json()) != schemas::shard_inputs)
+            throw shard_inputs_error("qkov: " + where + ": not a " + schemas::shard_inputs + " manifest");
         for (const char* part : {"model", "options"}) {
             const auto it = manifest_.find(part);
             if (it == manifest_.end() || *it != identity.at(part))
