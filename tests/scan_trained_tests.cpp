@@ -335,7 +335,7 @@ BOOST_AUTO_TEST_CASE(a_scan_in_memory_reads_as_its_document)
             const auto model = qkov::runs::open_model(dir);
             const auto r = qkov::runs::scan_model(model);
             const auto summary = model::model_summary(model);
-            const auto text = scan::scan_document_text(r, {}, summary, dir.string(), 0, model.config().layers - 1, "scan.tensors.safetensors");
+            const auto text = scan::scan_document_text(r, {}, summary, dir.string(), 0, model.config().layers - 1, scan::composition_tensors_of(r, summary, "scan.tensors.safetensors"));
             const auto in_memory = detect::scan_labels_of(r, summary, "in memory");
             require_same_labels(in_memory, detect::parse_scan_labels(nlohmann::json::parse(text), "written"));
             for (const auto& h : in_memory.heads) certified += h.certified.size(), copying += h.predicted.top1_share.has_value();

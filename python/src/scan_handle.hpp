@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "bindings.hpp"
+#include "qkov/scan/composition_tensors.hpp"
 #include "qkov/scan/scan_facts.hpp"
 #include "qkov/scan/scan_result.hpp"
 
@@ -20,6 +22,7 @@ struct scan_handle {
     std::vector<scan::scan_fact> facts;
     nlohmann::json summary;  ///< the model's summary (model_summary.hpp), as the document's "model"
     std::size_t first_layer = 0, last_layer = 0;
+    std::optional<scan::composition_tensors_ref> tensors;  ///< the pairs' file's reference once to_json made it (its bytes do not depend on its name)
 };
 
 } // namespace qkov::python

@@ -35,6 +35,10 @@ def scans(tmp_path_factory):
 def test_to_json_is_the_documents_bytes(scans, name):
     scan, cli_text, _ = scans(name)
     assert scan.to_json() == cli_text
+    # Another name for the pairs' file changes that name only (its checksum is kept from the first call).
+    renamed = json.loads(scan.to_json(tensors="other.tensors.safetensors"))
+    assert renamed["composition"] == dict(json.loads(cli_text)["composition"], tensors="other.tensors.safetensors")
+    assert scan.to_json() == cli_text
 
 
 def test_save_writes_the_clis_files(scans, tmp_path):

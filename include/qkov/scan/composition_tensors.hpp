@@ -162,7 +162,19 @@ inline composition_tensors_ref write_composition_tensors(const std::filesystem::
 /// read is not caught (the model readers' limit too: mapped_file_watch.hpp).
 class composition_tensors_reader {
 public:
-    composition_tensors_reader(const std::filesystem::path& path, const std::string& sha256, std::size_t layers, std::size_t heads) : path_(path.string())
+    /// A file this process has just written, its SHA-256 taken from the bytes as they were written
+    /// (merge_scans' output): its checks but the checksum, which would read it all once more.
+    struct written_here {};
+
+    composition_tensors_reader(const std::filesystem::path& path, const std::string& sha256, std::size_t layers, std::size_t heads)
+        : composition_tensors_reader(path, written_here{}, layers, heads)
+    {
+        // The actual checksum is not printed: it would tell the checksum of whatever file the name reaches.
+        if (io::file_sha256(path) != sha256)
+            throw composition_tensors_error(path_ + ": its SHA-256 is not the " + sha256 + " the document names: not the file scanned with it");
+    }
+
+    composition_tensors_reader(const std::filesystem::path& path, written_here, std::size_t layers, std::size_t heads) : path_(path.string())
     {
         if (const auto problem = io::not_a_plain_file(path))
             throw composition_tensors_error(path_ + ": " + *problem + " (the document's composition tensors)");
@@ -188,9 +200,6 @@ public:
                                                 std::to_string(heads) + " heads)");
             tensors_[i] = t;
         }
-        // The actual checksum is not printed: it would tell the checksum of whatever file the name reaches.
-        if (io::file_sha256(path) != sha256)
-            throw composition_tensors_error(path_ + ": its SHA-256 is not the " + sha256 + " the document names: not the file scanned with it");
     }
 
     [[nodiscard]] const composition_tensors_shape& shape() const { return shape_; }

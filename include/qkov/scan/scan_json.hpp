@@ -337,13 +337,12 @@ inline std::string scan_document_text(const scan_result& r, const std::vector<sc
     return scan_document(r, facts, std::move(summary), first_layer, last_layer, tensors).dump(1) + "\n";
 }
 
-/// The document's text when its pairs' file is named `tensors_file` (the file's bytes are made to
-/// know their SHA-256, not written): what the Python module's Scan.to_json() returns.
-inline std::string scan_document_text(const scan_result& r, const std::vector<scan_fact>& facts, nlohmann::json summary, const std::string& path,
-                                      std::size_t first_layer, std::size_t last_layer, const std::string& tensors_file)
+/// What the pairs' file named `tensors_file` holds, made byte by byte to know its SHA-256 and not
+/// written: the reference the document gives it (its bytes do not depend on its name, so a caller
+/// may keep the reference and rename it: the Python module's Scan.to_json()).
+inline composition_tensors_ref composition_tensors_of(const scan_result& r, const nlohmann::json& summary, const std::string& tensors_file)
 {
-    const auto tensors = put_composition_tensors([](std::string_view) {}, r.composition, detail::tensors_shape(summary), tensors_file);
-    return scan_document_text(r, facts, std::move(summary), path, first_layer, last_layer, tensors);
+    return put_composition_tensors([](std::string_view) {}, r.composition, detail::tensors_shape(summary), tensors_file);
 }
 
 /// Writes the document at `json` and its pairs' tensors beside it (composition_tensors_name), each

@@ -438,8 +438,9 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::f
     });
     merged[k::composition] = composition_json(written);
     // Each head's strongest targets among its own pairs, in the whole scan's order (target layer,
-    // then target head), one head's row at a time, read from the merged file just written.
-    const composition_tensors_reader whole(tensors, written.sha256, layers, census.heads_per_layer);
+    // then target head), one head's row at a time, read from the merged file just written (hashed
+    // as it was written: not read whole again for its checksum).
+    const composition_tensors_reader whole(tensors, composition_tensors_reader::written_here{}, layers, census.heads_per_layer);
     nlohmann::json edges = nlohmann::json::array();
     std::vector<double> scores[3];
     for (const auto& [layer, head] : ids) {
