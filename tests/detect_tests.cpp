@@ -32,7 +32,6 @@
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/forward/norms.hpp"
 #include "qkov/io/model_config.hpp"
-#include "detection_runs.hpp"
 #include "model_runs.hpp"
 #include "error_text.hpp"
 #include "shared_dir.hpp"
@@ -443,8 +442,8 @@ BOOST_AUTO_TEST_CASE(streamed_weights_detect_as_resident_ones)
         BOOST_TEST(forward::resident_weight_bytes<double>(model) == 2 * forward::resident_weight_bytes<float>(model));
         detect::detection_options o;
         o.samples = 2, o.length = 12;
-        const auto resident = runs::detect_heads(forward::decoder<double>(model, weight_residence::resident), o);
-        const auto streamed = runs::detect_heads(forward::decoder<double>(model, weight_residence::streamed), o);
+        const auto resident = detect::detect_heads(forward::decoder<double>(model, weight_residence::resident), o);
+        const auto streamed = detect::detect_heads(forward::decoder<double>(model, weight_residence::streamed), o);
         BOOST_TEST_REQUIRE(resident.per_head.size() == streamed.per_head.size());
         for (std::size_t i = 0; i < resident.per_head.size(); ++i) {
             const auto &a = resident.per_head[i], &b = streamed.per_head[i];

@@ -52,20 +52,16 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
         std::cerr << "qkov detect: the weights would take " << io::megabytes(bytes) << " as " << o.dtype << ", more than half of the " << io::megabytes(*headroom)
                   << " this process may use: each layer is read from the file when a sequence reaches it (one layer held; the file read once per sequence)\n";
     const forward::decoder<T> pass(model, residence);
-    detect::detection_options options;
-    options.length = o.length, options.samples = o.samples, options.seed = o.seed, options.bos = o.bos;
     const auto& c = model.config();
-    const std::size_t positions = pass.weights().positions.size() == 0 ? 0 : pass.weights().positions.shape()[0];
-    if (positions != 0 && 2 * o.length + 1 > positions)
-        throw std::invalid_argument("qkov: --length " + std::to_string(o.length) + " makes sequences of " + std::to_string(2 * o.length + 1) +
-                                    " tokens, but the model has learned positions for " + std::to_string(positions));
-    // The text, read or checked before any forward pass, as the scan is.
-    detect::text_request text;
+    detect::detection_request request;
+    auto& options = request.options;
+    options.length = o.length, options.samples = o.samples, options.seed = o.seed, options.bos = o.bos;
+    // The text, read before any forward pass, as the scan is.
+    auto& text = request.text;
     namespace inputs = scan::scan_json_keys;
     if (o.text == "self") {
         text.input = inputs::input_own_text;
         text.length = o.text_length.value_or(text.length);
-        forward::check_own_text_length(pass, text.length, "--text-length");
     } else if (!o.text.empty()) {
         if (o.text_length) throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self, not a file");
         text.input = inputs::input_file + o.text;
@@ -75,45 +71,36 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     } else if (o.text_length) {
         throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self");
     }
-    // The scan is read and checked against the model, and its input against the detection's,
-    // before the forward passes, so a wrong file costs nothing.
-    std::optional<detect::scan_labels> scan;
-    detect::input_pairing pairing;
-    if (!o.scan.empty()) {
-        scan = detect::read_scan_labels(o.scan);
-        detect::require_scan_of(*scan, detect::geometry_of(c), model::fingerprint_of(model));
-        pairing = detect::pair_scan_with_detection(scan->input, text.input, "--scan " + o.scan);
-        if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
-    }
+    if (!o.scan.empty()) request.scan = detect::read_scan_labels(o.scan), request.scan_name = o.scan;
+    // The scan is checked against the model, and its input against the detection's, before the
+    // forward passes, so a wrong file costs nothing.
+    const auto pairing = detect::check_detection(pass, model, request);
+    if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
     std::string running = "random tokens";
     options.on_sample = [&](std::size_t done, std::size_t total) {
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
         std::cerr << "qkov detect: " << running << ": sample " << done << " of " << total << " (" << report::format("%.1f", t.count()) << " s)\n";
     };
-    std::cerr << "qkov detect: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, " << o.samples << " samples of " << 2 * o.length + 1
-              << " tokens, " << o.dtype << "\n";
-    const auto r = runs::detect_heads(pass, options);
-    if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
-    std::optional<detect::detection_result> on_text;
-    if (!text.input.empty()) {
+    request.on_text_start = [&] {
         running = text.input;
         if (text.input == inputs::input_own_text)
             std::cerr << "qkov detect: the model writing " << o.samples << " sequences of " << text.length << " tokens from BOS (temperature 1, seed " << o.seed
                       << ")\n";
-        on_text = runs::detect_text(pass, text, options);
-    }
-    const detect::detection_result& judged = pairing.on == detect::judged_on::text ? *on_text : r;
-
-    const std::vector<detect::weight_labels> scanned = scan ? scan->heads : std::vector<detect::weight_labels>{};
-    std::optional<detect::comparison> comparison;
-    if (scan) comparison = detect::compare_weights_with_behaviour(scanned, judged);
+    };
+    std::cerr << "qkov detect: " << o.path << ": " << c.layers << " layers x " << c.heads << " heads, " << o.samples << " samples of " << 2 * o.length + 1
+              << " tokens, " << o.dtype << "\n";
+    const auto run = runs::run_detection(pass, request, pairing);
+    const auto& r = run.random;
+    if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
+    const auto& judged = run.judged_result();
 
     std::cout << heads_table(r).aligned() << shown_lines(r);
-    if (on_text) std::cout << beside_heading(r, *on_text) << "\n" << beside_table(r, *on_text).aligned() << "on " << on_text->input << ":\n" << shown_lines(*on_text);
-    if (comparison) {
+    if (run.text) std::cout << beside_heading(r, *run.text) << "\n" << beside_table(r, *run.text).aligned() << "on " << run.text->input << ":\n" << shown_lines(*run.text);
+    if (run.compared) {
+        const auto& comparison = *run.compared;
         std::cout << "weights against behaviour on " << judged.input << " (" << o.scan << "):\n"
-                  << side_by_side_table(scanned, judged, *comparison).aligned() << counts_table(*comparison).aligned() << counts_line(*comparison) << "\n";
-        if (const auto bad = certified_contradictions(*comparison); !bad.empty()) {
+                  << side_by_side_table(run.scanned, judged, comparison).aligned() << counts_table(comparison).aligned() << counts_line(comparison) << "\n";
+        if (const auto bad = certified_contradictions(comparison); !bad.empty()) {
             const std::string loud = "qkov detect: CERTIFIED LABELS CONTRADICTED BY BEHAVIOUR: " + report::joined(bad) + "\n";
             std::cout << loud;
             std::cerr << loud;
@@ -124,7 +111,7 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     std::vector<detect::detection_figure> figures;
     if (!o.figures.empty()) {
         std::vector<std::string> unpredicted;
-        figures = runs::write_every_detection_figure(pass, r, on_text ? &*on_text : nullptr, scan ? &scanned : nullptr, judged, o.figures, unpredicted);
+        figures = runs::write_detection_figures(pass, run, o.figures, unpredicted);
         if (!unpredicted.empty())
             std::cerr << "qkov detect: no prediction figure for " << report::joined(unpredicted) << ": no head of " << o.scan << " predicts it\n";
         std::cout << figures.size() << " figures in " << o.figures << "\n";
@@ -132,15 +119,8 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     // The Markdown report and the JSON document are written together: both or neither (a full disk
     // fails before either is replaced).
     std::string markdown, json;
-    if (!o.markdown.empty())
-        markdown = detect::detection_markdown({o.path, summary.value("architecture", std::string()), figures,
-                                               o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown), o.scan},
-                                              r, on_text ? &*on_text : nullptr, scanned, comparison ? &*comparison : nullptr, judged);
-    if (!o.json.empty()) {
-        detect::detection_document d{summary, o.dtype, r, comparison, o.scan, on_text, judged.input};
-        d.model["path"] = o.path;
-        json = detect::detection_text(d);
-    }
+    if (!o.markdown.empty()) markdown = run.markdown(o.path, summary, figures, o.figures.empty() ? "" : figures_relative_to(o.figures, o.markdown));
+    if (!o.json.empty()) json = detect::detection_text(run.document(summary, o.path));
     std::vector<std::pair<std::filesystem::path, std::string_view>> outputs;
     for (const auto& [path, text] : {std::pair{&o.markdown, &markdown}, std::pair{&o.json, &json}})
         if (!path->empty()) {

@@ -6,15 +6,11 @@
 #pragma once
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "qkov/detect/detection_figures.hpp"
-#include "qkov/detect/detection_options.hpp"
-#include "qkov/detect/detection_result.hpp"
-#include "qkov/detect/scan_labels.hpp"
-#include "qkov/detect/text_detection.hpp"
+#include "qkov/detect/detection_run.hpp"
 #include "qkov/forward/forward_pass.hpp"
 
 namespace qkov::runs {
@@ -22,20 +18,14 @@ namespace qkov::runs {
 // Templates over the decoder's scalar, defined and instantiated for float and double in
 // detection_runs.cpp only: a caller links those two.
 
-/// detect::detect_heads: every head's behaviour on repeated random tokens.
+/// detect::run_detection: the passes on random tokens and text, and the scan's labels judged.
 template <class T>
-detect::detection_result detect_heads(const forward::decoder<T>& pass, const detect::detection_options& o);
+detect::detection_run run_detection(const forward::decoder<T>& pass, const detect::detection_request& r, const detect::input_pairing& pairing);
 
-/// detect::detect_text: every head's behaviour on the text asked for, nullopt when none is.
+/// detect::write_every_detection_figure for a finished run, into `dir`; `unpredicted` gains the
+/// behaviours no head of the scan predicts (no prediction figure for them).
 template <class T>
-std::optional<detect::detection_result> detect_text(const forward::decoder<T>& pass, const detect::text_request& text, const detect::detection_options& o);
-
-/// detect::write_every_detection_figure: `text` and `scanned` may be null; `judged` is `random` or `*text`.
-template <class T>
-std::vector<detect::detection_figure> write_every_detection_figure(const forward::decoder<T>& pass, const detect::detection_result& random,
-                                                                   const detect::detection_result* text,
-                                                                   const std::vector<detect::weight_labels>* scanned,
-                                                                   const detect::detection_result& judged, const std::filesystem::path& dir,
-                                                                   std::vector<std::string>& unpredicted);
+std::vector<detect::detection_figure> write_detection_figures(const forward::decoder<T>& pass, const detect::detection_run& run,
+                                                              const std::filesystem::path& dir, std::vector<std::string>& unpredicted);
 
 } // namespace qkov::runs

@@ -33,44 +33,24 @@ namespace {
 
 struct detection_handle {
     model_pointer model;
-    std::string dtype;
-    detect::detection_result result;
-    std::vector<detect::weight_labels> scanned;
-    std::optional<detect::comparison> compared;
-    std::string scan_file;
+    detect::detection_run run;
     nlohmann::json summary;
-    std::optional<detect::detection_result> text;  ///< the same heads on text, when asked for
-    detect::judged_on judged = detect::judged_on::random_tokens;
-
-    [[nodiscard]] const detect::detection_result& judged_result() const { return judged == detect::judged_on::text ? *text : result; }
 
     /// The random tokens' result, or the text's (a ValueError when no text was measured).
     [[nodiscard]] const detect::detection_result& on(bool on_text) const
     {
-        if (on_text && !text) throw std::invalid_argument("qkov: this detection measured no text (detect(..., text=\"self\" or token ids))");
-        return on_text ? *text : result;
-    }
-
-    [[nodiscard]] detect::detection_document document() const
-    {
-        detect::detection_document d{summary, dtype, result, compared, scan_file, text, judged_result().input};
-        d.model["path"] = model->path();
-        return d;
+        if (on_text && !run.text) throw std::invalid_argument("qkov: this detection measured no text (detect(..., text=\"self\" or token ids))");
+        return on_text ? *run.text : run.random;
     }
 };
 
-/// The scan to compare with and the input its labels predict: a scan document's file (as `qkov
-/// detect --scan`), or a qkov.Scan in memory and the name the comparison gives it, read without
-/// writing its document (detect/scan_labels_of_result.hpp).
-std::optional<std::pair<detect::scan_labels, std::string>> scan_to_compare(const std::optional<std::string>& file, const scan_handle* object,
-                                                                           const std::string& name)
+/// The scan to compare with: a scan document's file (as `qkov detect --scan`), or a qkov.Scan in
+/// memory, read without writing its document (detect/scan_labels_of_result.hpp).
+std::optional<detect::scan_labels> scan_to_compare(const std::optional<std::string>& file, const scan_handle* object, const std::string& name)
 {
-    std::optional<detect::scan_labels> labels;
-    if (file) labels = detect::read_scan_labels(*file);
-    else if (object) labels = detect::scan_labels_of(object->result, object->summary, name);
-    if (!labels) return std::nullopt;
-    std::string input = labels->input;
-    return std::pair{std::move(*labels), std::move(input)};
+    if (file) return detect::read_scan_labels(*file);
+    if (object) return detect::scan_labels_of(object->result, object->summary, name);
+    return std::nullopt;
 }
 
 /// What text=... asks for: None, "self" (the model's own text), a path to a file of token ids, or
@@ -104,17 +84,14 @@ detect::text_request text_argument(const py::object& text, std::optional<std::si
 }
 
 template <class T>
-void detect_with(detection_handle& out, const detect::detection_options& options, const std::optional<detect::scan_labels>& scan,
-                 const detect::text_request& text)
+detect::detection_run detect_with(const model::attention_model& m, const forward::decoder<T>& pass, const detect::detection_request& request)
 {
-    const auto pass = out.model->decoder<T>();
-    if (text.input == scan::scan_json_keys::input_own_text) forward::check_own_text_length(*pass, text.length, "text_length");
-    out.result = runs::detect_heads(*pass, options);
-    out.text = runs::detect_text(*pass, text, options);
-    if (scan) {
-        out.scanned = scan->heads;
-        out.compared = detect::compare_weights_with_behaviour(out.scanned, out.judged_result());
+    const auto pairing = detect::check_detection(pass, m, request);
+    if (!pairing.warning.empty()) {
+        const py::gil_scoped_acquire acquire;
+        py::module_::import("warnings").attr("warn")("qkov: " + pairing.warning);
     }
+    return runs::run_detection(pass, request, pairing);
 }
 
 std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model, std::size_t length, std::size_t samples, std::uint64_t seed,
@@ -130,30 +107,19 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     const blas_threads_for_call blas(threads);
     auto out = std::make_shared<detection_handle>();
     out->model = model_argument(path_or_model);
-    out->dtype = dtype;
     const auto& m = out->model->model();
-    detect::detection_options options;
+    detect::detection_request request;
+    auto& options = request.options;
     options.length = length, options.samples = samples, options.seed = seed, options.bos = bos;
     options.on_sample = [](std::size_t, std::size_t) { raise_pending_signal(); };  // Ctrl-C
-    const auto request = text_argument(text, text_length, m.config(), options);  // with the GIL: it reads Python objects
+    request.length_option = "length", request.text_length_option = "text_length";
+    request.text = text_argument(text, text_length, m.config(), options);  // with the GIL: it reads Python objects
     const py::gil_scoped_release release;
     // The scan is read and checked against the model, and its input against the detection's,
     // before the forward passes, as the CLI does.
-    const auto scan = scan_to_compare(scan_file, scan_object.get(), scan_name);
-    std::optional<detect::scan_labels> labels;
-    if (scan) {
-        detect::require_scan_of(scan->first, detect::geometry_of(m.config()), model::fingerprint_of(m));
-        out->scan_file = scan_file ? *scan_file : scan_name;
-        const auto pairing = detect::pair_scan_with_detection(scan->second, request.input, out->scan_file);
-        if (!pairing.warning.empty()) {
-            const py::gil_scoped_acquire acquire;
-            py::module_::import("warnings").attr("warn")("qkov: " + pairing.warning);
-        }
-        out->judged = pairing.on;
-        labels = scan->first;
-    }
-    if (dtype == "float64") detect_with<double>(*out, options, labels, request);
-    else detect_with<float>(*out, options, labels, request);
+    request.scan = scan_to_compare(scan_file, scan_object.get(), scan_name);
+    if (request.scan) request.scan_name = scan_file ? *scan_file : scan_name;
+    out->run = dtype == "float64" ? detect_with(m, *out->model->decoder<double>(), request) : detect_with(m, *out->model->decoder<float>(), request);
     out->summary = model::model_summary(m);
     return out;
 }
@@ -194,11 +160,8 @@ std::vector<detect::detection_figure> write_figures(const detection_handle& d, c
 {
     const py::gil_scoped_release release;
     std::vector<std::string> unpredicted;
-    const auto all = [&](const auto& pass) {
-        return runs::write_every_detection_figure(pass, d.result, d.text ? &*d.text : nullptr, d.compared ? &d.scanned : nullptr, d.judged_result(), dir,
-                                                  unpredicted);
-    };
-    return d.dtype == "float64" ? all(*d.model->decoder<double>()) : all(*d.model->decoder<float>());
+    return d.run.dtype == "float64" ? runs::write_detection_figures(*d.model->decoder<double>(), d.run, dir, unpredicted)
+                                    : runs::write_detection_figures(*d.model->decoder<float>(), d.run, dir, unpredicted);
 }
 
 } // namespace
@@ -216,7 +179,7 @@ void bind_detect(py::module_& m)
     py::class_<detection_handle, std::shared_ptr<detection_handle>>(m, "_Detection")
         .def_property_readonly("model", [](const detection_handle& d) { return d.model; })
         .def(
-            "to_json", [](const detection_handle& d) { return detect::detection_text(d.document()); },
+            "to_json", [](const detection_handle& d) { return detect::detection_text(d.run.document(d.summary, d.model->path())); },
             "The detection's document (schema qkov.detect/2), the same text `qkov detect PATH --json FILE` writes for the same path and options.")
         .def(
             "score", [](const detection_handle& d, const std::string& behaviour, bool on_text) { return per_head_of(d.on(on_text), behaviour, false); },
@@ -241,10 +204,10 @@ void bind_detect(py::module_& m)
         .def_property_readonly("behaviours",
                                [](const detection_handle& d) {
                                    std::vector<std::string> names;
-                                   for (const auto& r : d.result.rules) names.push_back(r.name);
+                                   for (const auto& r : d.run.random.rules) names.push_back(r.name);
                                    return names;
                                })
-        .def_property_readonly("text_input", [](const detection_handle& d) { return d.text ? py::object(py::str(d.text->input)) : py::object(py::none()); })
+        .def_property_readonly("text_input", [](const detection_handle& d) { return d.run.text ? py::object(py::str(d.run.text->input)) : py::object(py::none()); })
         .def(
             "figures",
             [](const detection_handle& d, const py::object& directory) {
@@ -256,10 +219,9 @@ void bind_detect(py::module_& m)
         .def(
             "markdown",
             [](const detection_handle& d, const py::object& figures) {
-                detect::detection_markdown_context m{d.model->path(), d.summary.value("architecture", std::string()), {}, "", d.scan_file};
-                if (!figures.is_none()) m.figure_directory = fspath(figures), m.figures = write_figures(d, m.figure_directory);
-                return detect::detection_markdown(m, d.result, d.text ? &*d.text : nullptr, d.scanned, d.compared ? &*d.compared : nullptr,
-                                                  d.judged_result());
+                const std::string directory = figures.is_none() ? std::string() : fspath(figures);
+                return d.run.markdown(d.model->path(), d.summary, directory.empty() ? std::vector<detect::detection_figure>{} : write_figures(d, directory),
+                                      directory);
             },
             py::arg("figures") = py::none(),
             "The report `qkov detect --markdown` writes, as text; with `figures` a directory, the figures written there and linked by "
