@@ -379,6 +379,45 @@ BOOST_AUTO_TEST_CASE(copying_tally_matches_its_definition_row_by_row)
 /// same layer read with every token at once and with each head's values made its own (its kv_head
 /// set apart, so nothing is shared). The fixtures: Llama with 4 heads on 2 key/value heads, GPT-2
 /// with its final LayerNorm (the centred read-out).
+/// The float32 tally's counting by hand (token_copying.hpp's copying_tally with a bound): an entry
+/// counts above its row's own logit only when above by at least the bound, below only when below by
+/// more, NaN neither; a token read is undecided exactly when the open entries could change its
+/// top-1, top-5 or bottom-10 decision; take() copies a recomputed row's counts.
+BOOST_AUTO_TEST_CASE(copying_tally_counts_only_what_the_bound_decides)
+{
+    constexpr std::size_t V = 20;
+    const std::vector<std::size_t> read{0, 1, 2};  // the tokens read, ascending; own logits 0
+    detail::copying_tally tally(std::vector<double>(3, 0.0));
+    const std::vector<double> ones(3, 1.0);
+    const detail::copying_tally::entry_bound bound{0.0, 0.0, 0.5, ones.data(), ones.data()};  // e = 0.5 for every entry
+    // Row i's k-th other token (the vocabulary without i): `above` of them at 1 (or exactly at the
+    // bound, 0.5, for the first), one open entry, the rest at -1.
+    const std::size_t above[3] = {4, 5, 9};
+    const double open[3] = {0.2, std::nan(""), -0.5};  // -0.5 is not below by more than 0.5
+    std::vector<std::vector<double>> row(3, std::vector<double>(V, 0.0));
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t v = 0, k = 0; v < V; ++v) {
+            if (v == i) continue;  // its own entry, 0
+            row[i][v] = k < above[i] ? (k == 0 ? 0.5 : 1.0) : k == above[i] ? open[i] : -1.0;
+            ++k;
+        }
+    for (std::size_t v = 0; v < V; ++v) {
+        const double logits[3] = {row[0][v], row[1][v], row[2][v]};
+        tally.add(v, 0, 3, logits, read.data(), &bound);
+    }
+    BOOST_TEST(tally.above == std::vector<double>({4, 5, 9}), boost::test_tools::per_element());
+    BOOST_TEST(tally.below == std::vector<double>({14, 13, 9}), boost::test_tools::per_element());
+    // Token 0: 4 or 5 above decides top-5 either way: open. Token 1: 5 or 6 above and 13 or 14
+    // below decide nothing differently. Token 2: 9 or 10 below: bottom-10 open.
+    BOOST_TEST(tally.undecided_tokens(V) == std::vector<std::size_t>({0, 2}), boost::test_tools::per_element());
+    detail::copying_tally exact(std::vector<double>{0.0});
+    exact.above = {0}, exact.below = {19}, exact.best_other = {-1}, exact.shifted_sum = {-19}, exact.shifted_square = {19};
+    tally.take(2, exact, 0);
+    BOOST_TEST((tally.above[2] == 0 && tally.below[2] == 19 && tally.best_other[2] == -1 && tally.shifted_sum[2] == -19 && tally.shifted_square[2] == 19));
+    BOOST_TEST(tally.undecided_tokens(V) == std::vector<std::size_t>({0}), boost::test_tools::per_element());
+    BOOST_TEST(detail::copying_of(tally, V).top1 == std::vector<bool>({false, false, true}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(per_token_copying_independent_of_its_chunks_and_sharing)
 {
     for (const char* name : {"llama", "gpt2"}) {
@@ -436,8 +475,10 @@ BOOST_AUTO_TEST_CASE(per_token_copying_independent_of_its_chunks_and_sharing)
 BOOST_AUTO_TEST_CASE(float32_copying_is_bounded_and_decides_as_float64)
 {
     std::vector<fs::path> dirs;  // models with a forward pass and a read-out
-    for (const char* name : {"fixtures/models/llama", "fixtures/models/gpt2", "real_models/llama2c-stories260K/hf"})
+    for (const char* name : {"fixtures/models/llama", "fixtures/models/gpt2"})
         if (const auto dir = qkov::test::shared_dir_or_skip(name); !dir.empty()) dirs.push_back(dir);
+    const auto stories = qkov::test::shared_dir_or_skip("real_models/llama2c-stories260K/hf");
+    if (!stories.empty()) dirs.push_back(stories);
     std::size_t recomputed = 0, entries = 0;
     double worst = 0;  // the largest |x32 - x64| / bound seen
     for (const auto& dir : dirs)
@@ -461,7 +502,6 @@ BOOST_AUTO_TEST_CASE(float32_copying_is_bounded_and_decides_as_float64)
                         BOOST_TEST(f32[h].top5_share == f64[h].top5_share);
                         BOOST_TEST(f32[h].bottom10_share == f64[h].bottom10_share);
                         BOOST_TEST(f32[h].median_margin == f64[h].median_margin, boost::test_tools::tolerance(1e-3));
-                        BOOST_TEST(f64[h].recomputed == 0u);
                         recomputed += f32[h].recomputed;
                     }
                 if (r.centres) continue;  // the bound's own check below reads W_o as it is (RMSNorm: C = I)
@@ -505,7 +545,7 @@ BOOST_AUTO_TEST_CASE(float32_copying_is_bounded_and_decides_as_float64)
     if (dirs.empty()) return;
     BOOST_TEST_MESSAGE("float32 copying: " << recomputed << " tokens recomputed in float64; " << entries << " entries within their bound, the closest at "
                                            << worst << " of it");
-    BOOST_TEST(recomputed > 0u);  // stories260K's near-ties reach the recomputation
+    if (!stories.empty()) BOOST_TEST(recomputed > 0u);  // stories260K's near-ties reach the recomputation (105 tokens)
     BOOST_TEST(entries > 0u);
 }
 

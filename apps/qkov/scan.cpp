@@ -299,6 +299,10 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--dump-proxy", options->dump_proxy,
                         "Write the inputs the certificates are conditional on (each layer's proxy rows and mu_l, each head's score widths) as "
                         "float64 safetensors to this file, so another program can recompute every certified bound (docs/SCAN-LABELS.md)");
+    command->add_option("--precision", options->precision,
+                        "The per-token copying's products: float32 (default; every decision within float32's rounding bound recomputed in "
+                        "float64, so the shares are the float64 scan's) or float64 throughout (docs/SCAN-LABELS.md)")
+        ->check(CLI::IsMember({"float32", "float64"}));
     auto* prepare = command->add_option("--prepare-shards", options->prepare_shards,
                         "Scan nothing: compute once what shards with these ranges (A-B or A, comma-separated: $(paste -sd, ranges.txt)) share, "
                         "what the forward pass gives every layer, the circuit writes at each one's first layer and W_E^T W_U, and write it into "
@@ -306,12 +310,9 @@ subcommand add_scan(CLI::App& app)
     command->add_option("--shared", options->shared,
                         "A directory of shard inputs: written by --prepare-shards, read by a shard (--layers A-B) instead of running the "
                         "forward pass; checked against the model and the options, the document is the same to the byte");
-    for (const char* scanned : {"--json", "--markdown", "--figures", "--layers", "--timings", "--dump-proxy", "--seed-head-model"})
+    // --precision too: the shared inputs are float64 whatever the shards' copying runs in.
+    for (const char* scanned : {"--json", "--markdown", "--figures", "--layers", "--timings", "--dump-proxy", "--seed-head-model", "--precision"})
         prepare->excludes(command->get_option(scanned));
-    command->add_option("--precision", options->precision,
-                        "The per-token copying's products: float32 (default; every decision within float32's rounding bound recomputed in "
-                        "float64, so the shares are the float64 scan's) or float64 throughout (docs/SCAN-LABELS.md)")
-        ->check(CLI::IsMember({"float32", "float64"}));
     command->add_flag("--quiet", options->quiet, "No progress lines on standard error (on a terminal they give the elapsed time and the time left)");
     command->add_option("--context", options->context, "Offsets 0..N of the RoPE offset profile and the slow-pair test (default: the model's max_position_embeddings, else 4096)")
         ->check(CLI::Range(std::size_t{1}, scan::largest_default_context));

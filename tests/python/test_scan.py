@@ -219,7 +219,6 @@ def test_precision_as_the_clis_and_the_float64_shares(tmp_path):
     for a, b in zip(fast.document["heads"], exact.document["heads"]):
         assert a["labels"] == b["labels"]
         assert {k: a["token_copying"][k] for k in shares} == {k: b["token_copying"][k] for k in shares}
-        assert b["token_copying"]["recomputed_in_float64"] == 0
     assert fast.document["circuits"] == exact.document["circuits"]
     assert sum(h["token_copying"]["recomputed_in_float64"] for h in fast.document["heads"]) > 0
 

@@ -10,9 +10,10 @@
 // of n products computed in floating point in any order lies within gamma_n sum_k |a_k| |b_k| of
 // the exact sum, gamma_n = n u / (1 - n u). Conditional on: the BLAS computing each entry of a
 // product as such a sum (a conventional GEMM, as OpenBLAS's kernels are; no Strassen-like
-// scheme), round-to-nearest and gradual underflow (no flush-to-zero: qkov is built without
-// -ffast-math, and BLAS kernels do not set it). Underflow adds at most 2^-149 absolutely per
-// operation; the scan adds that term too.
+// scheme) and round-to-nearest. Underflow adds an absolute error besides, per operation and per
+// value converted: at most 2^-149 with gradual underflow, 2^-126 if a library built with
+// -ffast-math has set flush-to-zero in the process; the scan carries 2^-125 per operation
+// through the products (token_copying.hpp), which covers both.
 #pragma once
 
 #include <cmath>
@@ -49,10 +50,11 @@ double gamma_bound(std::size_t n)
     return nu / (1 - nu);
 }
 
-/// x in float32, beyond float32's range infinite (a plain conversion would be undefined there).
+/// x in float32, beyond float32's range infinite (a plain conversion would be undefined there);
+/// NaN stays NaN.
 inline float to_float32(double x)
 {
-    if (std::abs(x) <= static_cast<double>(std::numeric_limits<float>::max())) return static_cast<float>(x);
+    if (!(std::abs(x) > static_cast<double>(std::numeric_limits<float>::max()))) return static_cast<float>(x);
     return x > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
 }
 
@@ -64,7 +66,8 @@ inline std::vector<float> to_float32(const double* x, std::size_t n)
     return out;
 }
 
-/// What float32 underflow can add to one entry absolutely: 2^-149 per operation of a sum of n terms.
-inline double underflow_bound(std::size_t operations) { return static_cast<double>(operations) * std::ldexp(1.0, -149); }
+/// What float32 underflow can add absolutely per operation or converted value, with room: 2^-125
+/// (2^-126 when flushed to zero, 2^-149 when gradual).
+inline const double float32_underflow = std::ldexp(1.0, -125);
 
 } // namespace qkov::scan

@@ -302,20 +302,27 @@ inline std::vector<float> float32_read_out(std::size_t n, std::size_t D, std::si
 /// The constants of the float32 logits' bound (token_copying's comment derives it), a little over
 /// gamma for the double sums that form the bound's own terms.
 struct float32_bound_constants {
-    double read_out = 0, logit = 0, underflow = 0;
-    float32_bound_constants(std::size_t D, std::size_t d)
-        : read_out((1 + 1e-9) * gamma_bound<float>(std::min(D, float32_run) + 5)), logit((1 + 1e-9) * gamma_bound<float>(d + 4)),
-          underflow(underflow_bound(D * (d + 1) + d + 8))
+    double read_out = 0, logit = 0;
+    double root_D = 0, root_d = 0, D = 0, d = 0;
+    float32_bound_constants(std::size_t D_, std::size_t d_)
+        : read_out((1 + 1e-9) * gamma_bound<float>(std::min(D_, float32_run) + 5)), logit((1 + 1e-9) * gamma_bound<float>(d_ + 4)),
+          root_D(std::sqrt(static_cast<double>(D_))), root_d(std::sqrt(static_cast<double>(d_))), D(static_cast<double>(D_)), d(static_cast<double>(d_))
     {
     }
 
     /// The bound on the entries of the row of a block with norm |R_i| = row_norm whose float32
-    /// read-out has norm out_norm. A row whose float32 numbers could leave float32's range gets no
-    /// bound (NaN): every entry undecided, every token read recomputed.
+    /// read-out has norm out_norm. Underflow's absolute errors (U = float32_underflow) carried to
+    /// the logit: converting R_i and W adds U sqrt(D) w_t and U sqrt(D) |R_i| |v_t|_1; the read-out's
+    /// 2D operations and its rounding U (2D + 1) |v_t|_1; converting v_t U sqrt(d) |o_i|; the
+    /// second product's 2d operations U 2d; with |v_t|_1 <= sqrt(d) |v_t|. A row whose float32
+    /// numbers could leave float32's range gets no bound (NaN): every entry undecided, every token
+    /// read recomputed.
     [[nodiscard]] copying_tally::entry_bound row(double row_norm, double out_norm, const float32_head& f) const
     {
+        const double U = float32_underflow;
         const bool in_range = row_norm * f.largest_w < 1e36 && out_norm * f.largest_n < 1e36;
-        return {in_range ? read_out * row_norm : std::numeric_limits<double>::quiet_NaN(), logit * out_norm, underflow, f.w.data(), f.n.data()};
+        return {in_range ? read_out * row_norm + U * root_D : std::numeric_limits<double>::quiet_NaN(),
+                logit * out_norm + U * root_d * (root_D * row_norm + 2 * D + 2), U * (root_d * out_norm + 2 * d + 2), f.w.data(), f.n.data()};
     }
 };
 
@@ -339,12 +346,12 @@ struct float32_bound_constants {
 /// R_i the block's row, o_i its float32 read-out (d), w_t = sum_c |W_c| |v_tc| over the read-out's
 /// columns W_c, v_t the token's value. (The first term: each entry of o_i is within gamma |R_i||W_c|
 /// of R_i W_c by Cauchy-Schwarz, with the conversions to float32 and the float64 scan's own
-/// rounding inside the 5 extra terms; the second: the second product and its conversions.) A token
-/// read whose top-1, top-5 or bottom-10 decision an entry inside its bound could change is
-/// recomputed in float64, as R (W v_t): its shares and top-1 flags are those of the float64 scan
-/// (up to float64 rounding: the recomputation multiplies in another order, 1e-16 apart). Its median
-/// margin is the float32 rows' (the one number that is not decided, within the bound of the
-/// margin's terms). Each result counts the tokens it recomputed.
+/// rounding inside the 5 extra terms; the second: the second product and its conversions; the
+/// underflow terms: float32_bound_constants::row.) A token read whose top-1, top-5 or bottom-10
+/// decision an entry inside its bound could change is recomputed in float64 by the float64 path's
+/// own products: its counts, shares and top-1 flag are the float64 scan's to the bit. The median
+/// margin is the float32 rows' but for the recomputed tokens (the one number that is not decided;
+/// within the bound of the margin's terms). Each result counts the tokens it recomputed.
 inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
                                                     const forward::decoder<double>& pass, std::size_t block_rows = 512,
                                                     std::size_t token_rows_at_once = 512, const matrix* inputs = nullptr,
@@ -391,6 +398,14 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
             for (std::size_t c = 0; c < d; ++c) own[i] += values_of(h)(i, c) * own_out(i, c);
         tallies.emplace_back(std::move(own));
     }
+    // Head h's read-out of a block of rows (n x d) in float64: the float64 path's, and the float32
+    // path's recomputation, the same product to the bit.
+    const auto read_out_of_block = [&](std::size_t h, const matrix& rows) {
+        const std::size_t n = rows.shape()[0];
+        matrix out = xt::empty<double>({n, d});
+        multiply_into(n, d, D, rows.data(), D, false, read_out(h).data(), d, false, out.data(), d);
+        return out;
+    };
     const bool in_float32 = precision == product_precision::float32;
     std::map<std::size_t, std::vector<float>> values32;
     std::vector<detail::float32_head> heads32;
@@ -415,8 +430,7 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
                 // tally reads them back. The logits are transposed (n x m): a vocabulary token's
                 // entries for the tokens read lie side by side, which is the tally's order.
                 if (!in_float32) {
-                    matrix out = xt::empty<double>({n, d});
-                    multiply_into(n, d, D, rows.data(), D, false, read_out(h).data(), d, false, out.data(), d);
+                    const matrix out = read_out_of_block(h, rows);
                     matrix logits = xt::empty<double>({n, std::min(token_rows_at_once, T)});
                     for (std::size_t i0 = 0; i0 < T; i0 += token_rows_at_once) {
                         const std::size_t m = std::min(token_rows_at_once, T - i0);
@@ -442,23 +456,25 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
         block_rows);
     std::vector<std::size_t> recomputed(H, 0);
     if (in_float32) {
-        // The undecided tokens' rows again, in float64: x = R (W v_t), one product per block for
-        // all of a head's undecided tokens.
-        std::vector<std::vector<std::size_t>> undecided(H);
+        // The undecided tokens' rows again, as the float64 path makes them: the block's read-out
+        // R W in float64 (the same product), then against those tokens' values, padded to 3 rows:
+        // BLAS's paths for one or two columns sum in another order. A head with any undecided
+        // token pays its float64 read-out product again; the others nothing.
+        std::vector<std::vector<std::size_t>> undecided(H), read(H);
+        std::vector<matrix> undecided_values(H);
         std::vector<detail::copying_tally> again;
-        std::vector<matrix> directions(H);  // u_h x D: (W v_t)^T
-        std::vector<std::vector<std::size_t>> read(H);
         bool any = false;
         for (std::size_t h = 0; h < H; ++h) {
             undecided[h] = tallies[h].undecided_tokens(r.vocabulary);
+            const std::size_t u = undecided[h].size();
             std::vector<double> own;
-            matrix v = xt::empty<double>({undecided[h].size(), d});
-            for (std::size_t i = 0; i < undecided[h].size(); ++i) {
+            undecided_values[h] = xt::zeros<double>({u == 0 ? std::size_t{0} : std::max<std::size_t>(u, 3), d});
+            for (std::size_t i = 0; i < u; ++i) {
                 own.push_back(tallies[h].own[undecided[h][i]]);
                 read[h].push_back(r.tokens[undecided[h][i]]);
-                std::copy_n(values_of(h).data() + undecided[h][i] * d, d, v.data() + i * d);
+                std::copy_n(values_of(h).data() + undecided[h][i] * d, d, undecided_values[h].data() + i * d);
             }
-            if (!undecided[h].empty()) directions[h] = multiply(v, read_out(h), false, true), any = true;
+            any = any || u > 0;
             again.emplace_back(std::move(own));
         }
         if (any)
@@ -468,17 +484,19 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
                     scale_columns(rows, r.scale);
                     const std::size_t n = rows.shape()[0];
                     numeric::for_each_block(H, [&](std::size_t h) {
-                        const std::size_t u = undecided[h].size();
+                        const std::size_t u = undecided[h].size(), width = undecided_values[h].shape()[0];
                         if (u == 0) return;
-                        matrix logits = xt::empty<double>({n, u});
-                        multiply_into(n, u, D, rows.data(), D, false, directions[h].data(), D, true, logits.data(), u);
-                        for (std::size_t j = 0; j < n; ++j) again[h].add(first + j, 0, u, logits.data() + j * u, read[h].data());
+                        const matrix out = read_out_of_block(h, rows);
+                        matrix logits = xt::empty<double>({n, width});
+                        multiply_into(n, width, d, out.data(), d, false, undecided_values[h].data(), d, true, logits.data(), width);
+                        for (std::size_t j = 0; j < n; ++j) again[h].add(first + j, 0, u, logits.data() + j * width, read[h].data());
                     });
                 },
                 block_rows);
-        for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t h = 0; h < H; ++h) {
             for (std::size_t i = 0; i < undecided[h].size(); ++i) tallies[h].take(undecided[h][i], again[h], i);
-        for (std::size_t h = 0; h < H; ++h) recomputed[h] = undecided[h].size();
+            recomputed[h] = undecided[h].size();
+        }
     }
     std::vector<token_copying> result;
     for (std::size_t h = 0; h < H; ++h) {
