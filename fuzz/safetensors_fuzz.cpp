@@ -10,6 +10,7 @@
 
 #include "fuzz_file.hpp"
 #include "fuzz_shard_inputs.hpp"
+#include "qkov/io/document_schemas.hpp"
 #include "qkov/io/safetensors.hpp"
 #include "qkov/scan/composition_tensors.hpp"
 
@@ -48,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::filesystem::copy_file(path, dir / "inputs.safetensors", std::filesystem::copy_options::overwrite_existing);
     const std::string sha = qkov::io::file_sha256(path);
     nlohmann::json manifest = fuzz_shard_identity();
-    manifest["schema"] = qkov::scan::shard_inputs_schema;
+    manifest["schema"] = qkov::schemas::shard_inputs;
     manifest["common"] = {{"file", "inputs.safetensors"}, {"sha256", sha}, {"vocabulary", 4}};
     manifest["layers"] = {{{"layer", 1}, {"file", "inputs.safetensors"}, {"sha256", sha}}};
     manifest["circuits"] = {{{"first_layer", 1}, {"file", "inputs.safetensors"}, {"sha256", sha}}};
