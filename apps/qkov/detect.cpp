@@ -71,17 +71,19 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     } else if (o.text_length) {
         throw std::invalid_argument("qkov: --text-length sets the length of the model's own text: it needs --text self");
     }
-    if (!o.scan.empty()) request.scan = detect::read_scan_labels(o.scan), request.scan_name = o.scan;
+    if (!o.scan.empty()) request.scan = detect::read_scan_labels(o.scan), request.scan_name = o.scan, request.scan_argument = "--scan " + o.scan;
     // The scan is checked against the model, and its input against the detection's, before the
     // forward passes, so a wrong file costs nothing.
-    const auto pairing = detect::check_detection(pass, model, request);
+    detect::check_sequences(pass, request);
+    const auto pairing = detect::check_scan_pairing(model, request);
     if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
     std::string running = "random tokens";
     options.on_sample = [&](std::size_t done, std::size_t total) {
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
         std::cerr << "qkov detect: " << running << ": sample " << done << " of " << total << " (" << report::format("%.1f", t.count()) << " s)\n";
     };
-    request.on_text_start = [&] {
+    request.after_random_tokens = [&](const detect::detection_result& random) {
+        if (!random.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << random.copying_not_measured << "\n";
         running = text.input;
         if (text.input == inputs::input_own_text)
             std::cerr << "qkov detect: the model writing " << o.samples << " sequences of " << text.length << " tokens from BOS (temperature 1, seed " << o.seed
@@ -91,7 +93,6 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
               << " tokens, " << o.dtype << "\n";
     const auto run = runs::run_detection(pass, request, pairing);
     const auto& r = run.random;
-    if (!r.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << r.copying_not_measured << "\n";
     const auto& judged = run.judged_result();
 
     std::cout << heads_table(r).aligned() << shown_lines(r);

@@ -84,13 +84,9 @@ detect::text_request text_argument(const py::object& text, std::optional<std::si
 }
 
 template <class T>
-detect::detection_run detect_with(const model::attention_model& m, const forward::decoder<T>& pass, const detect::detection_request& request)
+detect::detection_run detect_with(const forward::decoder<T>& pass, const detect::detection_request& request, const detect::input_pairing& pairing)
 {
-    const auto pairing = detect::check_detection(pass, m, request);
-    if (!pairing.warning.empty()) {
-        const py::gil_scoped_acquire acquire;
-        py::module_::import("warnings").attr("warn")("qkov: " + pairing.warning);
-    }
+    detect::check_sequences(pass, request);
     return runs::run_detection(pass, request, pairing);
 }
 
@@ -119,7 +115,13 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     // before the forward passes, as the CLI does.
     request.scan = scan_to_compare(scan_file, scan_object.get(), scan_name);
     if (request.scan) request.scan_name = scan_file ? *scan_file : scan_name;
-    out->run = dtype == "float64" ? detect_with(m, *out->model->decoder<double>(), request) : detect_with(m, *out->model->decoder<float>(), request);
+    const auto pairing = detect::check_scan_pairing(m, request);  // before the weights are read
+    if (!pairing.warning.empty()) {
+        const py::gil_scoped_acquire acquire;
+        py::module_::import("warnings").attr("warn")("qkov: " + pairing.warning);
+    }
+    out->run = dtype == "float64" ? detect_with(*out->model->decoder<double>(), request, pairing)
+                                  : detect_with(*out->model->decoder<float>(), request, pairing);
     out->summary = model::model_summary(m);
     return out;
 }

@@ -34,8 +34,11 @@ struct detection_request {
     text_request text;                ///< no input: random tokens only
     std::optional<scan_labels> scan;  ///< the scan's labels to judge, when given
     std::string scan_name;            ///< the scan's file, or the name Python gives a Scan object
+    std::string scan_argument;        ///< how errors name the scan (the tool: "--scan FILE"); empty: scan_name
     std::string length_option = "--length", text_length_option = "--text-length";
-    std::function<void()> on_text_start;  ///< called before the pass on text (the tool says what the model writes)
+    /// Called between the pass on random tokens and the one on text (the tool says what it found
+    /// and what the model writes next).
+    std::function<void(const detection_result& random)> after_random_tokens;
 };
 
 /// A finished detection: every head on random tokens and, when asked, on text, and the scan's
@@ -69,12 +72,20 @@ struct detection_run {
     }
 };
 
-/// The checks before any forward pass: the sequences ([BOS] + r + r) within the model's learned
-/// positions, the own text's length, the scan against the model (its shape and weights) and its
-/// input against the detection's. Returns how the scan's labels are judged; a warning in it is the
-/// caller's to say.
+/// The check before the model's weights are read: the scan against the model (its shape and the
+/// weights' fingerprint) and its input against the detection's. Returns how the scan's labels are
+/// judged (random tokens without a scan); a warning in it is the caller's to say.
+inline input_pairing check_scan_pairing(const model::attention_model& m, const detection_request& r)
+{
+    if (!r.scan) return {};
+    require_scan_of(*r.scan, geometry_of(m.config()), model::fingerprint_of(m));
+    return pair_scan_with_detection(r.scan->input, r.text.input, r.scan_argument.empty() ? r.scan_name : r.scan_argument);
+}
+
+/// The check before any forward pass: the sequences ([BOS] + r + r) within the model's learned
+/// positions, and the own text's length.
 template <class T>
-input_pairing check_detection(const forward::decoder<T>& pass, const model::attention_model& m, const detection_request& r)
+void check_sequences(const forward::decoder<T>& pass, const detection_request& r)
 {
     const std::size_t positions = pass.weights().positions.size() == 0 ? 0 : pass.weights().positions.shape()[0];
     const std::size_t length = r.options.length;
@@ -82,23 +93,18 @@ input_pairing check_detection(const forward::decoder<T>& pass, const model::atte
         throw std::invalid_argument("qkov: " + r.length_option + " " + std::to_string(length) + " makes sequences of " + std::to_string(2 * length + 1) +
                                     " tokens, but the model has learned positions for " + std::to_string(positions));
     if (r.text.input == scan::scan_json_keys::input_own_text) forward::check_own_text_length(pass, r.text.length, r.text_length_option);
-    if (!r.scan) return {};
-    require_scan_of(*r.scan, geometry_of(m.config()), model::fingerprint_of(m));
-    return pair_scan_with_detection(r.scan->input, r.text.input, r.scan_name);
 }
 
 /// The passes (random tokens, then the text when asked) and the comparison, judged as `pairing`
-/// (check_detection's) says.
+/// (check_scan_pairing's) says.
 template <class T>
 detection_run run_detection(const forward::decoder<T>& pass, const detection_request& r, const input_pairing& pairing)
 {
     detection_run out;
     out.dtype = std::is_same_v<T, double> ? "float64" : "float32";
     out.random = detect_heads(pass, r.options);
-    if (!r.text.input.empty()) {
-        if (r.on_text_start) r.on_text_start();
-        out.text = detect_text(pass, r.text, r.options);
-    }
+    if (r.after_random_tokens) r.after_random_tokens(out.random);
+    if (!r.text.input.empty()) out.text = detect_text(pass, r.text, r.options);
     if (r.scan) {
         out.scanned = r.scan->heads, out.scan_name = r.scan_name, out.judged = pairing.on;
         out.compared = compare_weights_with_behaviour(out.scanned, out.judged_result());
