@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole pipeline of docs/cluster.md at the size of today's models, stage by stage: a
-# Llama-3-8B-shaped model of LAYERS layers (make_llama_model.py, as scale.sh), scanned in SHARDS
-# shards of consecutive layers (`qkov scan --layers A-B`, one after another here, one task each on
-# a cluster), the shards merged (`qkov merge-scans`), then the behaviour judged against the merged
+# Llama-3-8B-shaped model of LAYERS layers (make_llama_model.py, as scale.sh), the inputs the
+# shards share prepared once (`qkov scan --prepare-shards`; SHARED=0 skips it, and each shard then
+# runs the forward pass through the layers before it itself), scanned in SHARDS shards of
+# consecutive layers (`qkov scan --layers A-B --shared DIR`, one after another here, one task each
+# on a cluster), the shards merged (`qkov merge-scans`), then the behaviour judged against the merged
 # scan (`qkov detect --scan`, SAMPLES sequences of LENGTH random tokens). For each stage: wall and
 # CPU seconds and the peak resident set (/usr/bin/time; it counts the pages of the mapped model
 # file the stage touched, so it is an upper bound of the memory the stage held), and the sizes
@@ -11,7 +13,8 @@
 # equality byte for byte on small models).
 #   LAYERS=2 SHARDS=2 bench/scan/pipeline.sh     (THREADS, default every core; QKOV; MODEL=DIR
 #                                                 reuses a model written before; KEEP=1 keeps the
-#                                                 model; SAMPLES default 4, LENGTH default 50)
+#                                                 model; SAMPLES default 4, LENGTH default 50;
+#                                                 SHARED=0: no shared inputs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 layers=${LAYERS:-2}
@@ -19,13 +22,14 @@ shards=${SHARDS:-2}
 threads=${THREADS:-$(nproc)}
 samples=${SAMPLES:-4}
 length=${LENGTH:-50}
+shared=${SHARED:-1}
 . bench/timing.sh  # timed_run, bench_programs, scratch_directory
 bench_programs  # qkov, python
 if ((shards < 1 || shards > layers)); then
   echo "bench: SHARDS=$shards: give 1..LAYERS ($layers) shards" >&2
   exit 1
 fi
-scratch_directory $((2200 + 450 * layers + 1200 * shards + 500)) "the Llama-3-8B-shaped model of $layers layers and $shards shards' tensors"
+scratch_directory $((2200 + 450 * layers + 1200 * shards + 300 * layers + 500)) "the Llama-3-8B-shaped model of $layers layers and $shards shards' tensors"
 if [[ -n ${MODEL:-} ]]; then
   model=$MODEL
 else
@@ -39,19 +43,31 @@ echo "load: $(uptime)"
 log=$tmp/log
 : > "$log"
 # Shards of consecutive layers, the later ones no larger (a late layer composes with more).
-list=()
+ranges=()
 first=0
 for ((s = 0; s < shards; ++s)); do
   count=$(((layers - first) / (shards - s)))
-  last=$((first + count - 1))
-  echo "bench: shard $s: layers $first-$last" >&2
+  ranges+=("$first-$((first + count - 1))")
+  first=$((first + count))
+done
+with_shared=()
+if [[ $shared == 1 ]]; then
+  echo "bench: preparing what the shards ${ranges[*]} share" >&2
+  timed_run "$log" "$tmp/prepare.err" prepare-shards sh -c 'exec "$0" scan "$1" --quiet --threads "$2" --prepare-shards "$3" --shared "$4" > /dev/null' \
+    "$qkov" "$model" "$threads" "$(IFS=,; echo "${ranges[*]}")" "$tmp/inputs"
+  tail -1 "$log"
+  with_shared=(--shared "$tmp/inputs")
+fi
+list=()
+for s in "${!ranges[@]}"; do
+  echo "bench: shard $s: layers ${ranges[s]}" >&2
   mkdir -p "$tmp/shard$s"
-  timed_run "$log" "$tmp/shard$s.err" "scan_layers_$first-$last" sh -c 'exec "$0" scan "$1" --quiet --threads "$2" --layers "$3" --json "$4" > /dev/null' \
-    "$qkov" "$model" "$threads" "$first-$last" "$tmp/shard$s/scan.json"
+  timed_run "$log" "$tmp/shard$s.err" "scan_layers_${ranges[s]}" sh -c 'q=$0 m=$1 t=$2 r=$3 j=$4; shift 4; exec "$q" scan "$m" --quiet --threads "$t" --layers "$r" --json "$j" "$@" > /dev/null' \
+    "$qkov" "$model" "$threads" "${ranges[s]}" "$tmp/shard$s/scan.json" "${with_shared[@]}"
   tail -1 "$log"  # name wall_s peak_kib cpu_s, as each stage ends
   list+=("$tmp/shard$s/scan.json")
-  first=$((last + 1))
 done
+[[ -d $tmp/inputs ]] && echo "shared inputs: $(du -sm "$tmp/inputs" | cut -f1) MiB"
 echo "bench: merging" >&2
 timed_run "$log" "$tmp/merge.err" merge-scans sh -c 'out=$1; shift; exec "$0" merge-scans "$@" > "$out"' "$qkov" "$tmp/merge.out" "${list[@]}" --json "$tmp/whole/scan.json"
 tail -1 "$log"
