@@ -24,11 +24,14 @@
 # heads[].token_copying has the same token count and shares within 1/T of numpy's (and the median
 # margins within 1e-6, or 1e-4 when qkov's products ran in float32, its default: docs/SCAN-LABELS.md).
 #   REPS=3 bench/labels/run.sh     (QKOV=path/to/qkov, default build/default/apps/qkov/qkov;
-#                                   THREADS, default nproc; TMPDIR for the 500 MB model)
+#                                   THREADS, default nproc; TMPDIR for the 500 MB model;
+#                                   PRECISION, qkov's --precision, default float64 like numpy's
+#                                   reference: float32 times qkov's default)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps=${REPS:-3}
 threads=${THREADS:-$(nproc)}
+precision=${PRECISION:-float64}
 . bench/timing.sh  # median, timed_run, bench_programs, scratch_directory
 bench_programs  # qkov, python
 scratch_directory 700 "the generated model"  # the 500 MB model, two JSON reports and room to spare
@@ -36,13 +39,13 @@ echo "bench: writing the GPT-2-small-sized model into $tmp/model" >&2
 "$python" bench/forward/make_model.py "$tmp/model" 0
 export OPENBLAS_NUM_THREADS=$threads
 echo "load: $(uptime)"
-echo "REPS=$reps, OPENBLAS_NUM_THREADS=$threads; qkov: $qkov; numpy $("$python" -c 'import numpy; print(numpy.__version__)'); $(nproc) cores"
+echo "REPS=$reps, OPENBLAS_NUM_THREADS=$threads, qkov --precision $precision; qkov: $qkov; numpy $("$python" -c 'import numpy; print(numpy.__version__)'); $(nproc) cores"
 echo "model: $("$python" -c 'import json, sys; c = json.load(open(sys.argv[1])); print(", ".join(f"{k} {c[k]}" for k in ("n_layer", "n_head", "n_embd", "n_inner", "vocab_size", "n_positions")))' "$tmp/model/config.json")"
 : > "$tmp/all"
 : > "$tmp/split"
 for ((r = 0; r < reps; ++r)); do
   echo "rep $((r + 1))/$reps" >&2
-  timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" --timings "$3" > /dev/null' "$qkov" "$tmp/model" "$tmp/qkov.json" "$tmp/timings.json"  # exec: time sees qkov itself
+  timed_run "$tmp/all" "$tmp/qkov.err" qkov sh -c 'exec "$0" scan "$1" --json "$2" --timings "$3" --precision "$4" > /dev/null' "$qkov" "$tmp/model" "$tmp/qkov.json" "$tmp/timings.json" "$precision"  # exec: time sees qkov itself
   "$python" -c 'import json, sys; t = json.load(open(sys.argv[1])); print(*(f"{x:.2f}" for x in (sum(l["pass_seconds"] for l in t["layers"]), sum(l["copying_seconds"] for l in t["layers"]), t["before_layers_seconds"], sum(l["circuit_seconds"] for l in t["layers"]))))' "$tmp/timings.json" >> "$tmp/split"
   timed_run "$tmp/all" "$tmp/numpy.err" numpy "$python" bench/labels/numpy_labels.py "$tmp/model" "$tmp/numpy.json"
   "$python" bench/labels/numpy_labels.py --compare "$tmp/qkov.json" "$tmp/numpy.json" > "$tmp/agreement"

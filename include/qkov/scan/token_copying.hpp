@@ -198,13 +198,6 @@ struct copying_tally {
         }
         return out;
     }
-
-    /// Token read i's counts and sums taken from `other`'s row j (its recomputation).
-    void take(std::size_t i, const copying_tally& other, std::size_t j)
-    {
-        above[i] = other.above[j], below[i] = other.below[j], best_other[i] = other.best_other[j];
-        shifted_sum[i] = other.shifted_sum[j], shifted_square[i] = other.shifted_square[j];
-    }
 };
 
 inline token_copying copying_of(const copying_tally& tally, std::size_t V)
@@ -237,6 +230,14 @@ inline token_copying copying_of(const copying_tally& tally, std::size_t V)
     }
     return result;
 }
+
+/// A token read whose entries in one block of the vocabulary were not all decided by the float32
+/// bound, with what the block's decided entries counted (to be replaced by the float64 counts).
+struct open_block {
+    std::size_t token = 0;  ///< index into the tokens read
+    std::size_t first = 0;  ///< the block's first vocabulary row
+    double above = 0, below = 0;
+};
 
 /// Euclidean norms of the rows of a row-major n x k block.
 template <class T>
@@ -348,10 +349,10 @@ struct float32_bound_constants {
 /// of R_i W_c by Cauchy-Schwarz, with the conversions to float32 and the float64 scan's own
 /// rounding inside the 5 extra terms; the second: the second product and its conversions; the
 /// underflow terms: float32_bound_constants::row.) A token read whose top-1, top-5 or bottom-10
-/// decision an entry inside its bound could change is recomputed in float64 by the float64 path's
-/// own products: its counts, shares and top-1 flag are the float64 scan's to the bit. The median
-/// margin is the float32 rows' but for the recomputed tokens (the one number that is not decided;
-/// within the bound of the margin's terms). Each result counts the tokens it recomputed.
+/// decision an entry inside its bound could change has the blocks where it had open entries counted
+/// again in float64 by the float64 path's own products: its counts, shares and top-1 flag are the
+/// float64 scan's to the bit. The median margin is the float32 rows' (the one number that is not
+/// decided; within the bound of the margin's terms). Each result counts the tokens it recomputed.
 inline std::vector<token_copying> copying_per_token(const std::vector<model::head_weights>& heads, const token_readout& r,
                                                     const forward::decoder<double>& pass, std::size_t block_rows = 512,
                                                     std::size_t token_rows_at_once = 512, const matrix* inputs = nullptr,
@@ -415,6 +416,26 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
     }
     const detail::float32_bound_constants bounds(D, d);
     token_rows_at_once = std::max<std::size_t>(token_rows_at_once, 1);
+    // The float64 logits of a block's read-out `out` (n x d) for m tokens' values (m x d), into
+    // `logits` with rows `stride` apart: at least 3 columns, zero values padding fewer, since
+    // BLAS's paths for one or two columns sum in another order. Every float64 logit, the float64
+    // path's and the float32 path's recomputed ones, goes through here: the same bits however the
+    // tokens are grouped.
+    const auto float64_logits = [&](const matrix& out, const double* values, std::size_t m, std::vector<double>& logits) {
+        const std::size_t n = out.shape()[0], stride = std::max<std::size_t>(m, 3);
+        logits.resize(n * stride);
+        if (m >= 3) {
+            multiply_into(n, m, d, out.data(), d, false, values, d, true, logits.data(), stride);
+            return stride;
+        }
+        std::vector<double> padded(3 * d, 0.0);
+        std::copy_n(values, m * d, padded.data());
+        multiply_into(n, stride, d, out.data(), d, false, padded.data(), d, true, logits.data(), stride);
+        return stride;
+    };
+    // Float32: per head, the (token read, block) pairs whose block left some of the token's entries
+    // open, with what the block's decided entries counted (docs/SCAN-LABELS.md).
+    std::vector<std::vector<detail::open_block>> open(in_float32 ? H : 0);
     pass.for_each_output_block(
         [&](std::size_t first, const numeric::tensor2<double>& unembedding_rows) {
             matrix rows = unembedding_rows;
@@ -431,24 +452,36 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
                 // entries for the tokens read lie side by side, which is the tally's order.
                 if (!in_float32) {
                     const matrix out = read_out_of_block(h, rows);
-                    matrix logits = xt::empty<double>({n, std::min(token_rows_at_once, T)});
+                    std::vector<double> logits;
                     for (std::size_t i0 = 0; i0 < T; i0 += token_rows_at_once) {
                         const std::size_t m = std::min(token_rows_at_once, T - i0);
-                        multiply_into(n, m, d, out.data(), d, false, values_of(h).data() + i0 * d, d, true, logits.data(), m);
-                        for (std::size_t j = 0; j < n; ++j) tallies[h].add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0);
+                        const std::size_t stride = float64_logits(out, values_of(h).data() + i0 * d, m, logits);
+                        for (std::size_t j = 0; j < n; ++j) tallies[h].add(first + j, i0, m, logits.data() + j * stride, r.tokens.data() + i0);
                     }
                     return;
                 }
                 const auto& f = heads32[h];
+                auto& tally = tallies[h];
                 const std::vector<float> out = detail::float32_read_out(n, D, d, rows32.data(), f);
                 const std::vector<double> out_norm = detail::row_norms(out.data(), n, d);
                 std::vector<float> logits(n * std::min(token_rows_at_once, T));
+                std::vector<double> above(token_rows_at_once), below(token_rows_at_once);
                 for (std::size_t i0 = 0; i0 < T; i0 += token_rows_at_once) {
                     const std::size_t m = std::min(token_rows_at_once, T - i0);
+                    std::copy_n(tally.above.data() + i0, m, above.data()), std::copy_n(tally.below.data() + i0, m, below.data());
                     multiply_into(n, m, d, out.data(), d, false, f.values->data() + i0 * d, d, true, logits.data(), m);
                     for (std::size_t j = 0; j < n; ++j) {
                         const auto bound = bounds.row(row_norm[j], out_norm[j], f);
-                        tallies[h].add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0, &bound);
+                        tally.add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0, &bound);
+                    }
+                    // A token whose block counted fewer than its n others (its own row excluded)
+                    // has open entries here: kept with what the block counted, from the counts
+                    // alone (integers, whatever the compiler made of the bound's arithmetic).
+                    for (std::size_t i = 0; i < m; ++i) {
+                        const std::size_t t = i0 + i, token = r.tokens[t];
+                        const double counted_above = tally.above[t] - above[i], counted_below = tally.below[t] - below[i];
+                        const double others = static_cast<double>(n - (token >= first && token < first + n ? 1 : 0));
+                        if (counted_above + counted_below < others) open[h].push_back({t, first, counted_above, counted_below});
                     }
                 }
             });
@@ -456,47 +489,52 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
         block_rows);
     std::vector<std::size_t> recomputed(H, 0);
     if (in_float32) {
-        // The undecided tokens' rows again, as the float64 path makes them: the block's read-out
-        // R W in float64 (the same product), then against those tokens' values, padded to 3 rows:
-        // BLAS's paths for one or two columns sum in another order. A head with any undecided
-        // token pays its float64 read-out product again; the others nothing.
-        std::vector<std::vector<std::size_t>> undecided(H), read(H);
-        std::vector<matrix> undecided_values(H);
-        std::vector<detail::copying_tally> again;
-        bool any = false;
+        // The undecided tokens' open blocks again, as the float64 path makes them (the block's
+        // read-out R W in float64, the same product, then float64_logits): each such block's counts
+        // of the token are replaced by the float64 path's, to the bit. A head pays its float64
+        // read-out again for the blocks where an undecided token has open entries only.
+        std::map<std::size_t, std::vector<std::vector<detail::open_block>>> by_block;  // first row -> per head
         for (std::size_t h = 0; h < H; ++h) {
-            undecided[h] = tallies[h].undecided_tokens(r.vocabulary);
-            const std::size_t u = undecided[h].size();
-            std::vector<double> own;
-            undecided_values[h] = xt::zeros<double>({u == 0 ? std::size_t{0} : std::max<std::size_t>(u, 3), d});
-            for (std::size_t i = 0; i < u; ++i) {
-                own.push_back(tallies[h].own[undecided[h][i]]);
-                read[h].push_back(r.tokens[undecided[h][i]]);
-                std::copy_n(values_of(h).data() + undecided[h][i] * d, d, undecided_values[h].data() + i * d);
-            }
-            any = any || u > 0;
-            again.emplace_back(std::move(own));
+            const auto undecided = tallies[h].undecided_tokens(r.vocabulary);
+            recomputed[h] = undecided.size();
+            std::vector<bool> is_undecided(T, false);
+            for (const std::size_t t : undecided) is_undecided[t] = true;
+            for (const auto& o : open[h])
+                if (is_undecided[o.token]) {
+                    auto& heads_here = by_block[o.first];
+                    heads_here.resize(H);
+                    heads_here[h].push_back(o);
+                }
         }
-        if (any)
+        if (!by_block.empty())
             pass.for_each_output_block(
                 [&](std::size_t first, const numeric::tensor2<double>& unembedding_rows) {
+                    const auto here = by_block.find(first);
+                    if (here == by_block.end()) return;
                     matrix rows = unembedding_rows;
                     scale_columns(rows, r.scale);
                     const std::size_t n = rows.shape()[0];
                     numeric::for_each_block(H, [&](std::size_t h) {
-                        const std::size_t u = undecided[h].size(), width = undecided_values[h].shape()[0];
-                        if (u == 0) return;
-                        const matrix out = read_out_of_block(h, rows);
-                        matrix logits = xt::empty<double>({n, width});
-                        multiply_into(n, width, d, out.data(), d, false, undecided_values[h].data(), d, true, logits.data(), width);
-                        for (std::size_t j = 0; j < n; ++j) again[h].add(first + j, 0, u, logits.data() + j * width, read[h].data());
+                        const auto& blocks = here->second[h];
+                        if (blocks.empty()) return;
+                        matrix values = xt::empty<double>({blocks.size(), d});
+                        for (std::size_t i = 0; i < blocks.size(); ++i) std::copy_n(values_of(h).data() + blocks[i].token * d, d, values.data() + i * d);
+                        std::vector<double> logits;
+                        const std::size_t stride = float64_logits(read_out_of_block(h, rows), values.data(), blocks.size(), logits);
+                        auto& tally = tallies[h];
+                        for (std::size_t i = 0; i < blocks.size(); ++i) {
+                            const std::size_t t = blocks[i].token;
+                            tally.above[t] -= blocks[i].above, tally.below[t] -= blocks[i].below;
+                            for (std::size_t j = 0; j < n; ++j) {
+                                if (first + j == r.tokens[t]) continue;  // its own entry
+                                const double x = logits[j * stride + i];
+                                tally.above[t] += x >= tally.own[t] ? 1.0 : 0.0;
+                                tally.below[t] += x < tally.own[t] ? 1.0 : 0.0;
+                            }
+                        }
                     });
                 },
                 block_rows);
-        for (std::size_t h = 0; h < H; ++h) {
-            for (std::size_t i = 0; i < undecided[h].size(); ++i) tallies[h].take(undecided[h][i], again[h], i);
-            recomputed[h] = undecided[h].size();
-        }
     }
     std::vector<token_copying> result;
     for (std::size_t h = 0; h < H; ++h) {
