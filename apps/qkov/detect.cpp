@@ -44,14 +44,6 @@ template <class T>
 int run_detection(const model::attention_model& model, const detect_cli_options& o)
 {
     const auto start = std::chrono::steady_clock::now();
-    // Weights that would crowd out the pass's own memory are streamed: one layer at a time.
-    const auto bytes = forward::resident_weight_bytes<T>(model);
-    const auto headroom = io::memory_headroom();
-    const auto residence = forward::residence_within(bytes, headroom);
-    if (residence == forward::weight_residence::streamed)
-        std::cerr << "qkov detect: the weights would take " << io::megabytes(bytes) << " as " << o.dtype << ", more than half of the " << io::megabytes(*headroom)
-                  << " this process may use: each layer is read from the file when a sequence reaches it (one layer held; the file read once per sequence)\n";
-    const forward::decoder<T> pass(model, residence);
     const auto& c = model.config();
     detect::detection_request request;
     auto& options = request.options;
@@ -73,10 +65,18 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
     }
     if (!o.scan.empty()) request.scan = detect::read_scan_labels(o.scan), request.scan_name = o.scan, request.scan_argument = "--scan " + o.scan;
     // The scan is checked against the model, and its input against the detection's, before the
-    // forward passes, so a wrong file costs nothing.
-    detect::check_sequences(pass, request);
+    // weights are read, and the sequences before any forward pass: a wrong argument costs nothing.
     const auto pairing = detect::check_scan_pairing(model, request);
     if (!pairing.warning.empty()) std::cerr << "qkov detect: warning: " << pairing.warning << "\n";
+    // Weights that would crowd out the pass's own memory are streamed: one layer at a time.
+    const auto bytes = forward::resident_weight_bytes<T>(model);
+    const auto headroom = io::memory_headroom();
+    const auto residence = forward::residence_within(bytes, headroom);
+    if (residence == forward::weight_residence::streamed)
+        std::cerr << "qkov detect: the weights would take " << io::megabytes(bytes) << " as " << o.dtype << ", more than half of the " << io::megabytes(*headroom)
+                  << " this process may use: each layer is read from the file when a sequence reaches it (one layer held; the file read once per sequence)\n";
+    const forward::decoder<T> pass(model, residence);
+    detect::check_sequences(pass, request);
     std::string running = "random tokens";
     options.on_sample = [&](std::size_t done, std::size_t total) {
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
