@@ -4,7 +4,7 @@
 // A float32 product runs at about twice the float64 rate through the same BLAS, but rounds at
 // u = 2^-24 instead of 2^-53. The scan uses it where it compares: each float32 entry carries a
 // bound on its distance from the float64 scan's entry, and a comparison whose margin is inside the
-// bound is not decided from the float32 entry (token_copying.hpp recomputes its row in float64).
+// bound is not decided from the float32 entry (token_copying.hpp counts it again in float64).
 //
 // The bound (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 3.1): a sum
 // of n products computed in floating point in any order lies within gamma_n sum_k |a_k| |b_k| of
