@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -372,6 +373,26 @@ BOOST_AUTO_TEST_CASE(copying_tally_matches_its_definition_row_by_row)
             BOOST_TEST(tally.shifted_square[i] == square);
         }
     }
+}
+
+/// product_precision.hpp's pieces at their edges: float32 conversion beyond the range (infinite,
+/// never undefined) and of NaN, gamma_n and its refusal where n u reaches 1/2, the names.
+BOOST_AUTO_TEST_CASE(float32_conversion_and_gamma_at_their_edges)
+{
+    const double largest = std::numeric_limits<float>::max();
+    BOOST_TEST(to_float32(largest) == std::numeric_limits<float>::max());
+    BOOST_TEST(to_float32(1e39) == std::numeric_limits<float>::infinity());
+    BOOST_TEST(to_float32(-1e39) == -std::numeric_limits<float>::infinity());
+    BOOST_TEST(std::isnan(to_float32(std::nan(""))));
+    BOOST_TEST(to_float32(0.1) == 0.1f);
+    const double u = std::ldexp(1.0, -24);
+    BOOST_TEST(gamma_bound<float>(256) == 256 * u / (1 - 256 * u));
+    BOOST_TEST(gamma_bound<double>(4096) == 4096 * std::ldexp(1.0, -53) / (1 - 4096 * std::ldexp(1.0, -53)));
+    BOOST_CHECK_THROW(gamma_bound<float>(std::size_t{1} << 23), std::invalid_argument);  // n u = 1/2
+    BOOST_TEST((precision_named("float32") == std::optional(product_precision::float32)));
+    BOOST_TEST((precision_named("float64") == std::optional(product_precision::float64)));
+    BOOST_TEST(!precision_named("float16").has_value());
+    BOOST_TEST(precision_name(product_precision::float32) == "float32");
 }
 
 /// The float32 tally's counting by hand (token_copying.hpp's copying_tally with a bound): an entry
