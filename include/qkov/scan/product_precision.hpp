@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "qkov/precision/residual.hpp"
+
 namespace qkov::scan {
 
 enum class product_precision {
@@ -41,11 +43,11 @@ inline std::optional<product_precision> precision_named(std::string_view name)
     return std::nullopt;
 }
 
-/// gamma_n = n u / (1 - n u) for a floating-point type's unit roundoff u (half its epsilon).
+/// gamma_n = n u / (1 - n u) for a floating-point type's unit roundoff u (precision/residual.hpp's).
 template <class T>
 double gamma_bound(std::size_t n)
 {
-    const double nu = static_cast<double>(n) * (std::numeric_limits<T>::epsilon() / 2);
+    const double nu = static_cast<double>(n) * qkov::precision::unit_roundoff<T>();
     if (nu >= 0.5) throw std::invalid_argument("qkov: a product of depth " + std::to_string(n) + " is too long for a rounding bound in this type");
     return nu / (1 - nu);
 }
