@@ -104,7 +104,7 @@ printf '7 8 9\r\n10 11\r\n' > "$out/token_ids/crlf"
 
 # Scan documents: an empty object, and the shape of a shard with nothing in it.
 printf '{}' > "$out/scan_document/empty"
-printf '{"schema":"qkov.scan/3","model":{"layers":1,"heads":1},"scanned_layers":[0,0],"heads":[],"composition":{"tensors":"bare.tensors.safetensors","sha256":"","pairs":0},"facts":[]}' \
+printf '{"schema":"qkov.scan/4","model":{"layers":1,"heads":1},"scanned_layers":[0,0],"heads":[],"composition":{"tensors":"bare.tensors.safetensors","sha256":"","pairs":0,"largest_bound":0,"recomputed_in_float64":0},"facts":[]}' \
   > "$out/scan_document/bare"
 
 # Shard inputs (scan/shard_inputs.hpp) of the harnesses' model (fuzz_shard_inputs.hpp: width 2, vocabulary 4;

@@ -645,25 +645,96 @@ BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
     const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/llama");
     if (dir.empty()) return;
     const auto model = qkov::runs::open_model(dir);
-    const auto r = qkov::runs::scan_model(model);
+    // float64 to 1e-12; float32 to within each score's bound of that (composition.hpp).
+    qkov::scan::scan_options exact;
+    exact.precision = product_precision::float64;
+    const auto r = qkov::runs::scan_model(model, exact), r32 = qkov::runs::scan_model(model);
     const auto l0 = model.layer(0), l1 = model.layer(1);
     const auto dense = [](const matrix& a, const matrix& b) { return matrix(xt::linalg::dot(a, b)); };
     const auto score = [](const matrix& a, const matrix& b) { return frobenius(xt::linalg::dot(a, b)) / (frobenius(a) * frobenius(b)); };
+    // exact_pair, what a float32 scan decides partners by, from the layers' factors as a scan makes them.
+    auto earlier = written_factors(l0.heads);
+    std::vector<head_factors> factors;
+    std::vector<head_metrics> metrics;
+    for (const auto& h : l1.heads) factors.push_back(factor_head(h)), metrics.push_back(measure_head(h, factors.back()));
+    const auto later = composition_factors(l1.heads, factors, metrics);
     std::size_t checked = 0;
+    double largest_difference = 0, smallest_bound = INFINITY;
     for (const auto& s : l0.heads)
         for (const auto& t : l1.heads) {
             // Row convention, as TransformerLens writes it: OV = W_V W_O, QK = W_Q W_K^T.
             const auto row = qkov::model::to_row_convention(s), row_t = qkov::model::to_row_convention(t);
             const matrix ov_s = dense(row.W_V, row.W_O), qk_t = dense(row_t.W_Q, xt::transpose(row_t.W_K)), ov_t = dense(row_t.W_V, row_t.W_O);
+            const double q = score(ov_s, qk_t), k = score(ov_s, matrix(xt::transpose(qk_t))), v = score(ov_s, ov_t);
             const auto& c = find_pair(r, 0, s.head, 1, t.head);
-            BOOST_TEST(std::abs(c.q - score(ov_s, qk_t)) < 1e-12);
-            BOOST_TEST(std::abs(c.k - score(ov_s, matrix(xt::transpose(qk_t)))) < 1e-12);
-            BOOST_TEST(std::abs(c.v - score(ov_s, ov_t)) < 1e-12);
+            BOOST_TEST(std::abs(c.q - q) < 1e-12);
+            BOOST_TEST(std::abs(c.k - k) < 1e-12);
+            BOOST_TEST(std::abs(c.v - v) < 1e-12);
+            BOOST_TEST((c.q_bound == 0 && c.k_bound == 0 && c.v_bound == 0));
+            const auto e = exact_pair(earlier, s.head, later, t.head);
+            BOOST_TEST((e.source_layer == 0 && e.source_head == s.head && e.target_layer == 1 && e.target_head == t.head));
+            BOOST_TEST(std::abs(e.q - q) < 1e-12);
+            BOOST_TEST(std::abs(e.k - k) < 1e-12);
+            BOOST_TEST(std::abs(e.v - v) < 1e-12);
+            const auto& f = find_pair(r32, 0, s.head, 1, t.head);
+            for (const auto& [single, reference, bound] : {std::tuple{f.q, q, f.q_bound}, {f.k, k, f.k_bound}, {f.v, v, f.v_bound}}) {
+                BOOST_TEST(std::abs(single - reference) <= bound + 1e-12);
+                largest_difference = std::max(largest_difference, std::abs(single - reference));
+                smallest_bound = std::min(smallest_bound, bound);
+            }
             const auto t3 = std::get<1>(xt::linalg::svd(matrix(xt::linalg::dot(t.w_v, s.w_o)), false, false));
             for (std::size_t i = 0; i < t3.size(); ++i) BOOST_TEST(std::abs(c.t3_singular_values()(i) - t3(i)) < 1e-12 * t3(0));
             ++checked;
         }
     BOOST_TEST(checked == l0.heads.size() * l1.heads.size());
+    BOOST_TEST(largest_difference > 0);  // the float32 path ran
+    BOOST_TEST_MESSAGE("float32 composition: largest difference " << largest_difference << ", smallest bound " << smallest_bound);
+}
+
+/// A circuit's partners from bounded scores (circuit_search.hpp): decided from the float32 scores
+/// while every bound leaves the cut at a tenth of the largest weight and the order as they are;
+/// otherwise from the float64 scores `exact` gives, and never without them.
+BOOST_AUTO_TEST_CASE(partners_are_decided_from_bounds_or_recomputed)
+{
+    offset_writes writes;
+    for (std::size_t h = 0; h < 4; ++h) writes.heads.push_back({0, h, {1.0, 0.5}});  // attention 0.5 at offset 1
+    // Weights 0.5, 0.25, 0.04, 0.01 (total 0.8) against a cut at 0.05: heads 0 and 1, shares 0.5/0.8 and 0.25/0.8.
+    const std::vector<double> scores = {1.0, 0.5, 0.08, 0.02};
+    const auto with = [&](std::vector<double> values, std::vector<double> bounds) {
+        return [values, bounds](const earlier_head& e, bool) { return bounded_score{values[e.head], bounds[e.head]}; };
+    };
+    std::size_t asked = 0;
+    const auto exact_of = [&](std::vector<double> values) {
+        return [&asked, values](const earlier_head& e, bool) {
+            ++asked;
+            return values[e.head];
+        };
+    };
+    const auto heads_of = [](const std::vector<circuit_partner>& p) {
+        std::vector<std::size_t> out;
+        for (const auto& x : p) out.push_back(x.head);
+        return out;
+    };
+    // Without bounds: the float64 decision, by hand.
+    const auto plain = side_partners(writes, 1, false, with(scores, {0, 0, 0, 0}));
+    BOOST_TEST((heads_of(plain) == std::vector<std::size_t>{0, 1}));
+    BOOST_TEST(plain[0].share == 0.5 / 0.8);
+    BOOST_TEST(plain[1].share == 0.25 / 0.8);
+    // Bounds far from the cut and the order: the same partners, exact never asked.
+    const auto bounded = side_partners(writes, 1, false, with(scores, {1e-6, 1e-6, 1e-6, 1e-6}), exact_of(scores));
+    BOOST_TEST((heads_of(bounded) == std::vector<std::size_t>{0, 1}));
+    BOOST_TEST(asked == 0u);
+    // Head 2's weight 0.04 +- 0.015 straddles the cut 0.05: every weight from exact, where head 2 is 0.11.
+    const auto cut = side_partners(writes, 1, false, with(scores, {0, 0, 0.03, 0}), exact_of({1.0, 0.5, 0.11, 0.02}));
+    BOOST_TEST((heads_of(cut) == std::vector<std::size_t>{0, 1, 2}));
+    BOOST_TEST(asked == 4u);
+    // Heads 1 and 2 within each other's bounds: their order is open, exact orders them.
+    asked = 0;
+    const auto order = side_partners(writes, 1, false, with({1.0, 0.5, 0.5000001, 0.02}, {0, 1e-6, 1e-6, 0}), exact_of({1.0, 0.5, 0.4999, 0.02}));
+    BOOST_TEST((heads_of(order) == std::vector<std::size_t>{0, 1, 2}));
+    BOOST_TEST(asked == 4u);
+    // Open with nothing to decide it: an error, not a guess.
+    BOOST_CHECK_THROW(side_partners(writes, 1, false, with(scores, {0, 0, 0.03, 0})), std::logic_error);
 }
 
 /// A trained model in two containers (HF safetensors in rotate_half order, GGUF in interleaved
@@ -696,7 +767,10 @@ BOOST_AUTO_TEST_CASE(stories260k_same_in_both_containers)
     }
     for (std::size_t i = 0; i < hf.composition.size(); ++i) {
         const auto &a = hf.composition[i], &b = gguf.composition[i];
-        BOOST_TEST(std::abs(a.q - b.q) + std::abs(a.k - b.k) + std::abs(a.v - b.v) < 1e-12);
+        // Each within its bound of the float64 scan's (0 there), which both containers share.
+        BOOST_TEST(std::abs(a.q - b.q) <= a.q_bound + b.q_bound + 1e-12);
+        BOOST_TEST(std::abs(a.k - b.k) <= a.k_bound + b.k_bound + 1e-12);
+        BOOST_TEST(std::abs(a.v - b.v) <= a.v_bound + b.v_bound + 1e-12);
         BOOST_TEST(same(a.t3_singular_values(), b.t3_singular_values()));
     }
 }
@@ -885,7 +959,7 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     };
     BOOST_TEST(merge_error({a, b}) == "(no error)");
     check(merge_error({}), "qkov: no scans to merge");
-    check(merge_error({a, edited(b, [](auto& j) { j["schema"] = "qkov.detect/1"; })}), "b.json: expected a document of schema qkov.scan/3");
+    check(merge_error({a, edited(b, [](auto& j) { j["schema"] = "qkov.detect/1"; })}), "b.json: expected a document of schema qkov.scan/4");
     check(merge_error({a, edited(b, [](auto& j) { j["model"]["path"] = "other"; })}),
           "b.json and a.json are scans of different models: model/path is \"model\" in a.json, \"other\" in b.json");
     check(merge_error({a, edited(b, [](auto& j) { j["thresholds"]["context"] = 99; })}),
@@ -929,6 +1003,9 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     short_spectra[3].shape.back() = 1, short_spectra[3].values64.resize(64);
     check(merge_error({a, with_tensor_file(b, "short.safetensors", short_spectra)}), "b.json: its T3 spectra have 1 values, not the model's head dimension");
     check(merge_error({a, edited(b, [](auto& j) { j["composition"]["pairs"] = 99; })}), "b.json: its document says 99 composition pairs, its tensors hold 16");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"]["largest_bound"] = -1e-5; })}),
+          "b.json: composition.largest_bound is not a finite non-negative number");
+    check(merge_error({a, edited(b, [](auto& j) { j["composition"].erase("recomputed_in_float64"); })}), "b.json: composition.recomputed_in_float64 is not a count");
     // q_composition[0, 0, 1, 0] is the pair 0.0 -> 1.0, which belongs to b (layer 1), not to a.
     const auto at = [](std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th) { return ((sl * 4 + sh) * 2 + tl) * 4 + th; };
     check(merge_error({with_tensors(a, "a2.safetensors", [&](const std::string& n, auto& v) { if (n == "q_composition") v[at(0, 0, 1, 0)] = 0.5; }), b}),
@@ -954,7 +1031,7 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(error_of([&] { read_scan_shard(directory / "absent.json"); }), "absent.json: no such file");
     check(error_of([&] { read_scan_shard(directory); }), "scan-tests-merge-files: not a regular file");
     check(error_of([&] { read_scan_shard(directory / "not.json"); }), "not.json: not valid JSON");
-    std::ofstream(directory / "twice.json") << R"({"schema": "qkov.scan/3", "heads": [{"layer": 0}], "heads": []})";
+    std::ofstream(directory / "twice.json") << R"({"schema": "qkov.scan/4", "heads": [{"layer": 0}], "heads": []})";
     check(error_of([&] { read_scan_shard(directory / "twice.json"); }), "twice.json: the key \"heads\" appears twice in one object");
     std::ofstream(directory / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
     check(error_of([&] { read_scan_shard(directory / "deep.json"); }), "deep.json: JSON nests deeper than 64 levels");

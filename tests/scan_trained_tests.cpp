@@ -459,12 +459,37 @@ BOOST_AUTO_TEST_CASE(a_scan_without_the_circuit_search_differs_only_in_circuits)
     BOOST_TEST(circuits > 0u);  // the comparison includes heads whose circuit the search found
 }
 
+namespace {
+
+/// The largest difference of the partners' shares (the key "share") between two circuits
+/// documents of the same shape, and each with those shares taken out.
+double partner_share_gap(nlohmann::json& a, nlohmann::json& b)
+{
+    double gap = 0;
+    if (a.is_object() && b.is_object()) {
+        if (a.contains("share") && b.contains("share")) {
+            gap = std::abs(a["share"].get<double>() - b["share"].get<double>());
+            a.erase("share"), b.erase("share");
+        }
+        for (auto it = a.begin(); it != a.end(); ++it)
+            if (b.contains(it.key())) gap = std::max(gap, partner_share_gap(*it, b[it.key()]));
+    } else if (a.is_array() && b.is_array()) {
+        for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) gap = std::max(gap, partner_share_gap(a[i], b[i]));
+    }
+    return gap;
+}
+
+} // namespace
+
 // Float32 products (the default, product_precision.hpp) against float64 throughout, on the trained
 // models and stories260K: the same labels, certificates, copying shares and per-token top-1 flags,
-// and the same circuits (their labels, candidates and the copying of what they write).
+// and the same circuits (their labels, candidates, partners and the copying of what they write);
+// the partners' shares, from float32 composition scores within their bounds, within 1e-6 (a
+// validation tolerance: the bounds here are about 1e-5 of a score, the differences 1e-8) and every
+// composition score within its bound of the float64 one.
 BOOST_AUTO_TEST_CASE(float32_and_float64_scans_give_the_same_answers)
 {
-    std::size_t models = 0, recomputed = 0;
+    std::size_t models = 0, recomputed = 0, composition_recomputed = 0;
     for (const char* name : {"trained_models/llama_rope_induction", "trained_models/neox_partial_rotary", "trained_models/gpt2_learned_positions",
                              "trained_models/llama_nope_layer", "real_models/llama2c-stories260K/hf"}) {
         const auto dir = test::shared_dir_or_skip(name);
@@ -487,11 +512,24 @@ BOOST_AUTO_TEST_CASE(float32_and_float64_scans_give_the_same_answers)
             BOOST_TEST((x.top1_share == y.top1_share && x.top5_share == y.top5_share && x.bottom10_share == y.bottom10_share), id);
             BOOST_TEST(scan::precision_name(x.precision) == "float32", id);
             recomputed += x.recomputed;
-            BOOST_TEST(scan::detail::circuits_json(a.circuits) == scan::detail::circuits_json(b.circuits), id);
+            auto ca = scan::detail::circuits_json(a.circuits), cb = scan::detail::circuits_json(b.circuits);
+            const double gap = partner_share_gap(ca, cb);
+            BOOST_TEST(ca == cb, id);
+            BOOST_TEST(gap <= 1e-6, id << ": partner shares " << gap << " apart");
         }
+        BOOST_TEST_REQUIRE(fast.composition.size() == slow.composition.size());
+        for (std::size_t i = 0; i < fast.composition.size(); ++i) {
+            const auto &a = fast.composition[i], &b = slow.composition[i];
+            BOOST_TEST((a.source_layer == b.source_layer && a.source_head == b.source_head && a.target_layer == b.target_layer && a.target_head == b.target_head));
+            BOOST_TEST(std::abs(a.q - b.q) <= a.q_bound, name);
+            BOOST_TEST(std::abs(a.k - b.k) <= a.k_bound, name);
+            BOOST_TEST(std::abs(a.v - b.v) <= a.v_bound, name);
+        }
+        composition_recomputed += fast.composition_recomputed;
     }
     if (models == 0) return;
-    BOOST_TEST_MESSAGE("float32 against float64 on " << models << " models: " << recomputed << " tokens recomputed in float64");
+    BOOST_TEST_MESSAGE("float32 against float64 on " << models << " models: " << recomputed << " tokens and " << composition_recomputed
+                                                       << " composition pairs recomputed in float64");
 }
 
 /// stories260K: no circuit label on a head whose behaviour lacks it (qkov detect's forward pass;

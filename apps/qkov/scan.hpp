@@ -31,7 +31,7 @@ struct scan_cli_options {
     std::string timings;          ///< write where the scan's time went, per layer, as JSON here (the benchmarks read it)
     std::string dump_proxy;       ///< write the inputs the certificates are conditional on here (scan/proxy_dump.hpp)
     std::string shared;           ///< the shards' shared inputs (scan/shard_inputs.hpp): read, or with prepare_shards written
-    std::string precision = "float32";  ///< the per-token copying's products (scan/product_precision.hpp)
+    std::string precision = "float32";  ///< the per-token copying's and the composition's bulk products (scan/product_precision.hpp)
     std::optional<std::string> prepare_shards;  ///< the shards' ranges (A-B or A, comma-separated): write their shared inputs, scan nothing
 };
 

@@ -366,9 +366,11 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
     shared             a directory prepare_shards wrote for these options (`qkov scan --shared`): the shard reads
                        what the forward pass gives its layers, the circuit writes at its first and W_E^T W_U
                        there instead of computing them; the same scan to the bit
-    precision          "float32" (default): the per-token copying's products in float32, every decision
-                       within float32's rounding bound recomputed in float64, so the shares are the float64
-                       scan's; "float64": every product in float64 (`qkov scan --precision`)
+    precision          "float32" (default): the per-token copying's and the composition's bulk products in
+                       float32, every decision within float32's rounding bound recomputed in float64, so the
+                       shares and circuits are the float64 scan's and each composition score within its bound
+                       (document["composition"]["largest_bound"]); "float64": every product in float64
+                       (`qkov scan --precision`)
     """
     first, last = _layer_range(layers)
     return Scan(_scan(path_or_model, first, last, _positive("threads", threads), _positive("context", context), calibrate,
@@ -564,7 +566,7 @@ def read_composition(json_path):
     with open(json_path, encoding="utf-8") as f:
         composition = json.load(f).get("composition")
     if not isinstance(composition, dict) or not isinstance(composition.get("tensors"), str):
-        raise ValueError(f"qkov: {json_path}: no composition tensors named (a qkov.scan/3 document names them)")
+        raise ValueError(f"qkov: {json_path}: no composition tensors named (a qkov.scan/4 document names them)")
     name = composition["tensors"]
     if os.path.basename(name) != name or name in ("", ".", ".."):
         raise ValueError(f"qkov: {json_path}: composition.tensors {name!r} is not a file beside the document")

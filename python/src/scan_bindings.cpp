@@ -150,7 +150,7 @@ void bind_scan(py::module_& m)
                 return scan::scan_document_text(s.result, s.facts, s.summary, s.model->path(), s.first_layer, s.last_layer, named);
             },
             py::arg("tensors"),
-            "The scan's document (schema qkov.scan/3) naming its pairs' tensors `tensors`: the same text `qkov scan PATH --json FILE` writes for the "
+            "The scan's document (schema qkov.scan/4) naming its pairs' tensors `tensors`: the same text `qkov scan PATH --json FILE` writes for the "
             "same path and options when `tensors` is FILE's companion name.")
         .def(
             "save",

@@ -6,7 +6,7 @@
 
 namespace qkov::schemas {
 
-inline constexpr const char* scan = "qkov.scan/3";                  ///< qkov scan --json (scan/scan_json.hpp)
+inline constexpr const char* scan = "qkov.scan/4";                  ///< qkov scan --json (scan/scan_json.hpp)
 inline constexpr const char* detect = "qkov.detect/2";              ///< qkov detect --json (detect/detection_json.hpp)
 inline constexpr const char* shard_inputs = "qkov.shard_inputs/1";  ///< qkov scan --prepare-shards' manifest (scan/shard_inputs.hpp)
 inline constexpr const char* inspect = "qkov.inspect/2";            ///< qkov inspect --json

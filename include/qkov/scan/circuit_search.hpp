@@ -282,25 +282,63 @@ inline std::vector<circuit_candidate> circuit_candidates(std::size_t h, const la
     return out;
 }
 
+/// A composition score with its bound against the float64 scan's (0 in a float64 scan).
+struct bounded_score {
+    double value = 0, bound = 0;
+};
+
 /// The earlier heads carrying a side at offset k into head (layer, head): weighted by their
 /// predicted attention at k times their composition score into the head (`composition(source,
 /// key_side)`), strongest first, those with at least a tenth of the largest weight.
+///
+/// A float32 scan's scores carry bounds: the cut and the order are taken from them only when
+/// every bound leaves them as they are; otherwise every weight is taken again from `exact` (the
+/// pair's float64 score, composition.hpp's exact_pair) and the float64 scan's partners follow.
+/// The shares are then within their bounds of the float64 scan's (the bounds' sum over the total).
 inline std::vector<circuit_partner> side_partners(const offset_writes& writes, std::size_t k, bool key_side,
-                                                  const std::function<double(const earlier_head&, bool)>& composition)
+                                                  const std::function<bounded_score(const earlier_head&, bool)>& composition,
+                                                  const std::function<double(const earlier_head&, bool)>& exact = {})
 {
     std::vector<circuit_partner> out;
     if (k == 0) return out;
-    double total = 0;
-    for (const auto& e : writes.heads) {
-        const double weight = e.attention.size() > k ? e.attention[k] * composition(e, key_side) : 0.0;
-        if (weight <= 0) continue;
-        out.push_back({e.layer, e.head, e.attention[k], weight});
-        total += weight;
-    }
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
-    const double largest = out.empty() ? 0.0 : out.front().share;
-    std::erase_if(out, [&](const auto& p) { return p.share < largest / 10; });
-    for (auto& p : out) p.share /= total;
+    const auto choose = [&](const auto& score) {
+        out.clear();
+        std::vector<double> bounds;
+        double total = 0;
+        for (const auto& e : writes.heads) {
+            const bounded_score c = e.attention.size() > k ? score(e) : bounded_score{};
+            const double weight = e.attention.size() > k ? e.attention[k] * c.value : 0.0;
+            const double bound = e.attention.size() > k ? e.attention[k] * c.bound : 0.0;
+            if (weight - bound <= 0 && weight + bound > 0) return false;  // whether it counts at all is open
+            if (weight <= 0) continue;
+            out.push_back({e.layer, e.head, e.attention[k], weight});
+            bounds.push_back(bound);
+            total += weight;
+        }
+        std::vector<std::size_t> order(out.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out[a].share > out[b].share; });
+        double largest_low = 0, largest_high = 0;
+        for (std::size_t i = 0; i < out.size(); ++i)
+            largest_low = std::max(largest_low, out[i].share - bounds[i]), largest_high = std::max(largest_high, out[i].share + bounds[i]);
+        std::vector<circuit_partner> kept;
+        double kept_bound = 0;  // the last kept partner's
+        for (const std::size_t i : order) {
+            const double low = out[i].share - bounds[i], high = out[i].share + bounds[i];
+            if (high < largest_low / 10) continue;         // out whatever the bounds
+            if (low < largest_high / 10) return false;     // the cut is open
+            // Sorted by weight, disjoint neighbours are disjoint from every later one: the order is decided.
+            if (!kept.empty() && kept.back().share - kept_bound <= high && kept_bound + bounds[i] > 0) return false;
+            kept.push_back(out[i]);
+            kept_bound = bounds[i];
+        }
+        for (auto& p : kept) p.share /= total;
+        out = std::move(kept);
+        return true;
+    };
+    if (choose([&](const earlier_head& e) { return composition(e, key_side); })) return out;
+    if (!exact) throw std::logic_error("qkov: a circuit's partners are open under the float32 bounds and there is no float64 score to decide them");
+    choose([&](const earlier_head& e) { return bounded_score{exact(e, key_side), 0.0}; });
     return out;
 }
 

@@ -18,6 +18,9 @@ using model::vector;
 struct composition_score {
     std::size_t source_layer = 0, source_head = 0, target_layer = 0, target_head = 0;
     double q = 0, k = 0, v = 0;
+    /// In a float32 scan, how far each score may be from the float64 scan's (composition.hpp); 0 in
+    /// float64.
+    double q_bound = 0, k_bound = 0, v_bound = 0;
     /// T3's spectrum, shared by the pairs that have the same one: a GQA group's query heads read
     /// one W_v, so their pairs with a source head hold one copy (Llama-3-8B: one per 4 pairs, 0.4 GB
     /// less over its 523,776 pairs).

@@ -15,6 +15,7 @@
 // and 1.07 GB of spectra in binary.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -59,11 +60,14 @@ struct composition_tensors_shape {
     [[nodiscard]] std::size_t row_values(std::size_t tensor) const { return layers * heads * (tensor == 3 ? spectrum : 1); }
 };
 
-/// What the scan's JSON says of the file: its name (beside the JSON), its SHA-256, its pairs.
+/// What the scan's JSON says of the file: its name (beside the JSON), its SHA-256, its pairs, and
+/// how far a float32 scan's scores may be from the float64 scan's (the largest of the pairs'
+/// bounds, composition.hpp; 0 in float64).
 struct composition_tensors_ref {
     std::string file;
     std::string sha256;
     std::size_t pairs = 0;
+    double largest_bound = 0;
 };
 
 /// A reader's error: the file is absent, not a regular file, or not the four tensors of the
@@ -117,12 +121,17 @@ composition_tensors_ref put_composition_tensors(Put&& put, const std::vector<com
     constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
     const std::size_t places = io::shape_count({"q_composition", {layers, heads, layers, heads}, true});  // throws on overflow
     std::vector<std::size_t> at(places, none);  // pair index by [source, target]
+    double largest_bound = 0;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
         const auto& p = pairs[i];
         if (p.source_layer >= p.target_layer || p.target_layer >= layers || p.source_head >= heads || p.target_head >= heads)
             throw std::logic_error("qkov: composition tensors: a pair outside the model's layers and heads, or not from an earlier layer");
         if (!std::isfinite(p.q) || !std::isfinite(p.k) || !std::isfinite(p.v))
             throw std::logic_error("qkov: composition tensors: a pair's score is not finite (NaN marks an absent pair)");
+        for (const double b : {p.q_bound, p.k_bound, p.v_bound}) {
+            if (!(b >= 0) || !std::isfinite(b)) throw std::logic_error("qkov: composition tensors: a pair's bound is not a finite non-negative number");
+            largest_bound = std::max(largest_bound, b);
+        }
         auto& slot = at[((p.source_layer * heads + p.source_head) * layers + p.target_layer) * heads + p.target_head];
         if (slot != none) throw std::logic_error("qkov: composition tensors: a pair twice");
         slot = i;
@@ -141,7 +150,7 @@ composition_tensors_ref put_composition_tensors(Put&& put, const std::vector<com
             }
         }
     };
-    return {std::move(file), put_composition_tensors(put, shape, row), pairs.size()};
+    return {std::move(file), put_composition_tensors(put, shape, row), pairs.size(), largest_bound};
 }
 
 /// Writes the file at `path` (whole or not at all) and returns what the JSON says of it.

@@ -90,12 +90,17 @@ public:
         writes_.add_layer(heads, attention, sampled(all_rows));
     }
 
+    /// A pair's scores in float64 (source layer, source head, target head in the searched layer):
+    /// what a float32 scan's partners are decided by where the bounds leave them open.
+    using exact_scores = std::function<composition_score(std::size_t, std::size_t, std::size_t)>;
+
     /// Searches every head of a layer: `all_rows` (T x D) its effective embeddings, rho the residual's
-    /// size at its input, `pairs` the composition scores into it (for naming the partners), and the
-    /// read-out for what a circuit writes (null: not measured). Fills metrics[h].circuits.
+    /// size at its input, `pairs` the composition scores into it (for naming the partners; `exact`
+    /// decides where their bounds cannot), and the read-out for what a circuit writes (null: not
+    /// measured). Fills metrics[h].circuits.
     void search_layer(const model::layer_weights& lw, const matrix& all_rows, double rho, const std::optional<io::rope_config>& rope,
-                      const std::vector<composition_score>& pairs, const token_readout* readout, const forward::decoder<double>* pass,
-                      std::vector<head_metrics>& metrics) const
+                      const std::vector<composition_score>& pairs, const exact_scores& exact, const token_readout* readout,
+                      const forward::decoder<double>* pass, std::vector<head_metrics>& metrics) const
     {
         const std::size_t H = lw.heads.size();
         if (writes_.empty()) {
@@ -115,13 +120,24 @@ public:
         for (std::size_t h = 0; h < H; ++h) {
             auto& result = metrics[h].circuits.emplace();
             result.candidates = std::move(found[h]);
+            // Side partners read Q (query side) or K (key side) composition, what a circuit writes V.
             const auto composition = [&](const earlier_head& e, bool key_side) {
                 const auto it = into.find({e.layer, e.head, h});
-                return it == into.end() ? 0.0 : key_side ? it->second->k : it->second->q;
+                return it == into.end() ? bounded_score{} : key_side ? bounded_score{it->second->k, it->second->k_bound} : bounded_score{it->second->q, it->second->q_bound};
+            };
+            std::map<std::pair<std::size_t, std::size_t>, composition_score> recomputed;  // by source: each pair once
+            const auto exact_pair_of = [&](const earlier_head& e) -> const composition_score& {
+                auto it = recomputed.find({e.layer, e.head});
+                if (it == recomputed.end()) it = recomputed.emplace(std::pair{e.layer, e.head}, exact(e.layer, e.head, h)).first;
+                return it->second;
+            };
+            const auto exact_score = [&](const earlier_head& e, bool key_side) {
+                if (!into.contains({e.layer, e.head, h})) return 0.0;  // as the bounded scores: no pair, no score
+                return key_side ? exact_pair_of(e).k : exact_pair_of(e).q;
             };
             for (auto& c : result.candidates) {
-                c.query.partners = side_partners(writes_, c.query.offset, false, composition);
-                c.key.partners = side_partners(writes_, c.key.offset, true, composition);
+                c.query.partners = side_partners(writes_, c.query.offset, false, composition, exact_score);
+                c.key.partners = side_partners(writes_, c.key.offset, true, composition, exact_score);
             }
             const auto strongest = std::find_if(result.candidates.begin(), result.candidates.end(),
                                                 [&](const circuit_candidate& c) { return c.top1_share >= settings_.threshold; });
@@ -136,11 +152,12 @@ public:
                 const auto m = static_cast<std::size_t>(s - 1);
                 const matrix inputs = through_norm_scale(writes_.by_offset[m - 1], lw.norm, rho);
                 const auto copied = copying_per_token({lw.heads[h]}, *sample, *pass, 512, 512, &inputs, settings_.copying_precision);
-                chosen.output = circuit_output{{m, side_partners(writes_, m, true, [&](const earlier_head& e, bool) {
-                                                    const auto it = into.find({e.layer, e.head, h});
-                                                    return it == into.end() ? 0.0 : it->second->v;
-                                                })},
-                                               copied[0].top1_share, copied[0].top1_interval};
+                const auto value = [&](const earlier_head& e, bool) {
+                    const auto it = into.find({e.layer, e.head, h});
+                    return it == into.end() ? bounded_score{} : bounded_score{it->second->v, it->second->v_bound};
+                };
+                const auto exact_value = [&](const earlier_head& e, bool) { return into.contains({e.layer, e.head, h}) ? exact_pair_of(e).v : 0.0; };
+                chosen.output = circuit_output{{m, side_partners(writes_, m, true, value, exact_value)}, copied[0].top1_share, copied[0].top1_interval};
             }
             chosen.predicts_next_token = s >= 1 && chosen.output && chosen.output->value.offset == static_cast<std::size_t>(s - 1) &&
                                          chosen.output->top1_share >= settings_.threshold;

@@ -261,10 +261,13 @@ inline nlohmann::json strongest_edges_json(const std::vector<std::pair<std::size
 }
 
 /// The document's `composition`: where its pairs' tensors are, and how many pairs they hold.
-inline nlohmann::json composition_json(const composition_tensors_ref& tensors)
+/// The document's `composition`: its tensors' file, and for the scores in it the largest bound
+/// against the float64 scan's and the pairs recomputed in float64 (0 and 0 in float64).
+inline nlohmann::json composition_json(const composition_tensors_ref& tensors, std::size_t recomputed)
 {
     namespace k = scan_json_keys;
-    return {{k::tensors_file, tensors.file}, {k::tensors_sha256, tensors.sha256}, {k::pair_count, tensors.pairs}};
+    return {{k::tensors_file, tensors.file}, {k::tensors_sha256, tensors.sha256}, {k::pair_count, tensors.pairs},
+            {k::largest_bound, tensors.largest_bound}, {k::recomputed_in_float64, recomputed}};
 }
 
 } // namespace detail
@@ -310,7 +313,7 @@ inline nlohmann::json scan_document(const scan_result& r, const std::vector<scan
     std::vector<std::pair<std::size_t, std::size_t>> ids;
     for (const auto& h : r.heads) heads.push_back(detail::head_json(h)), ids.emplace_back(h.layer, h.head);
     j[k::heads] = std::move(heads);
-    j[k::composition] = detail::composition_json(tensors);
+    j[k::composition] = detail::composition_json(tensors, r.composition_recomputed);
     j[k::facts] = detail::facts_json(facts);
     j[k::strongest_edges] = detail::strongest_edges_json(ids, r.composition);
     j[k::circuits] = detail::circuits_list_json(r.heads);

@@ -252,10 +252,12 @@ inline std::string scan_markdown(const scan_result& r, const markdown_options& o
     s += model.markdown() + "\n";
 
     s += "## Conventions\n\n";
-    s += "Every metric is computed in float64 from the stored weights, but for the per-token copying's two bulk products, which run in "
-         "float32 unless the scan ran with --precision float64: every comparison float32's rounding bound leaves open is counted again in "
-         "float64, so the copying shares are the float64 scan's (the median margins are the float32 rows'). docs/SCAN-LABELS.md in the qkov "
-         "sources gives each label's tests and thresholds. Heads are named layer.head (0-based).\n\n";
+    s += "Every metric is computed in float64 from the stored weights, but for the per-token copying's two bulk products and the "
+         "composition's layer-pair product, which run in float32 unless the scan ran with --precision float64: every comparison "
+         "float32's rounding bound leaves open is decided again in float64, so the copying shares and the circuits' partners are the "
+         "float64 scan's (the median margins, partner shares and composition scores are float32's, each score within its bound: the "
+         "JSON's composition.largest_bound). docs/SCAN-LABELS.md in the qkov sources gives each label's tests and thresholds. Heads "
+         "are named layer.head (0-based).\n\n";
     report::table conventions({"quantity", "definition"});
     for (const auto& [name, text] : scan_conventions()) conventions.add_row({name, text});
     s += conventions.markdown() + "\n";

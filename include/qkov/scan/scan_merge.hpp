@@ -21,6 +21,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -180,7 +181,22 @@ inline composition_tensors_ref tensors_ref_of(const nlohmann::json& j, const std
     const auto pairs = c->find(k::pair_count);
     if (pairs == c->end() || !pairs->is_number_integer() || pairs->get<std::int64_t>() < 0) throw scan_merge_error("qkov: " + file + ": " + where + k::pair_count + " is not a count");
     ref.pairs = pairs->get<std::size_t>();
+    const auto bound = c->find(k::largest_bound);
+    if (bound == c->end() || !bound->is_number() || !(bound->get<double>() >= 0) || !std::isfinite(bound->get<double>()))
+        throw scan_merge_error("qkov: " + file + ": " + where + k::largest_bound + " is not a finite non-negative number");
+    ref.largest_bound = bound->get<double>();
     return ref;
+}
+
+/// The pairs a shard recomputed in float64 (its document's composition.recomputed_in_float64).
+inline std::size_t recomputed_of(const nlohmann::json& j, const std::string& file)
+{
+    namespace k = scan_json_keys;
+    const auto& c = j.at(k::composition);
+    const auto it = c.find(k::recomputed_in_float64);
+    if (it == c.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0)
+        throw scan_merge_error("qkov: " + file + ": " + k::composition + "." + k::recomputed_in_float64 + " is not a count");
+    return it->get<std::size_t>();
 }
 
 inline checked_shard check_shard(scan_shard& s)
@@ -425,7 +441,9 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::f
                         out.begin() + static_cast<std::ptrdiff_t>(order[i].first * per_layer));
         }
     };
-    composition_tensors_ref written{tensors.filename().string(), "", 0};
+    composition_tensors_ref written{tensors.filename().string(), "", 0, 0.0};
+    std::size_t recomputed = 0;
+    for (const auto& o : order) written.largest_bound = std::max(written.largest_bound, o.tensors.largest_bound), recomputed += recomputed_of(o.shard->document, o.shard->name);
     io::write_file_atomically_in_pieces(tensors, [&](const auto& put) {
         written.sha256 = put_composition_tensors(put, shape, row);
         // Thrown here, the merged file is not written.
@@ -436,7 +454,7 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::f
             written.pairs += pairs[i];
         }
     });
-    merged[k::composition] = composition_json(written);
+    merged[k::composition] = composition_json(written, recomputed);
     // Each head's strongest targets among its own pairs, in the whole scan's order (target layer,
     // then target head), one head's row at a time, read from the merged file just written (hashed
     // as it was written: not read whole again for its checksum).
@@ -447,7 +465,7 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::f
         std::vector<composition_score> mine;
         for (std::size_t t = 0; t < 3; ++t) scores[t].resize(shape.row_values(t)), whole.read(t, layer, head, 0, layers - 1, scores[t]);
         for (std::size_t target = (layer + 1) * shape.heads; target < shape.row_values(0); ++target)
-            mine.push_back({layer, head, target / shape.heads, target % shape.heads, scores[0][target], scores[1][target], scores[2][target], nullptr});
+            mine.push_back({layer, head, target / shape.heads, target % shape.heads, scores[0][target], scores[1][target], scores[2][target], 0, 0, 0, nullptr});
         edges.push_back(strongest_edges_entry(layer, head, mine));
     }
     merged[k::strongest_edges] = std::move(edges);

@@ -408,13 +408,13 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         for (const auto& f : failures)
             if (f) std::rethrow_exception(f);
         if (const auto* input = evidence.proxy.at(l); input && options.keep_proxy_inputs) result.proxy_inputs.push_back({l, input->normed, input->mean});
-        auto mine = composition_factors(lw.heads, factors, metrics);
+        auto mine = composition_factors(lw.heads, factors, metrics, options.precision);
         layer_timing timing{l, seconds_since(layer_start), 0.0, pass_seconds, copying_seconds, 0.0};
         const auto composition_start = clock::now();
         std::atomic<double> t3_seconds = 0.0;
         for (auto& e : earlier) {
             e.writes = m.layer_output(e.layer);  // the same values layer() gave: the same bits
-            compose(e, mine, result.composition, &t3_seconds);
+            compose(e, mine, result.composition, &t3_seconds, options.precision);
             e.writes = matrix();
         }
         timing.composition_seconds = seconds_since(composition_start);
@@ -424,8 +424,21 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             // partners), then its own writes for the layers below.
             const auto circuit_start = clock::now();
             const matrix& rows = evidence.readout->effective.rows.at(l);
+            // A pair recomputed in float64 reads its source layer's W_o again: one layer's at a time.
+            std::optional<std::size_t> loaded;
+            const auto exact = [&](std::size_t source_layer, std::size_t source_head, std::size_t target_head) {
+                auto& e = earlier.at(source_layer);
+                if (e.layer != source_layer) throw std::logic_error("qkov: the earlier layers' factors are not in layer order");
+                if (loaded != source_layer) {
+                    if (loaded) earlier[*loaded].writes = matrix();
+                    e.writes = m.layer_output(source_layer), loaded = source_layer;
+                }
+                ++result.composition_recomputed;
+                return exact_pair(e, source_head, mine, target_head);
+            };
             circuits->search_layer(lw, rows, evidence.residual_scale.at(l), evidence.proxy.learned_positions ? std::nullopt : m.config().rope_at(l),
-                                   result.composition, &*evidence.readout, evidence.pass.decoder.get(), metrics);
+                                   result.composition, exact, &*evidence.readout, evidence.pass.decoder.get(), metrics);
+            if (loaded) earlier[*loaded].writes = matrix();
             for (auto& mt : metrics) mt.labels = labels_of(mt, evidence, t);
             circuits->add_layer(lw.heads, attention_by_offset(metrics), rows);
             timing.circuit_seconds = seconds_since(circuit_start);

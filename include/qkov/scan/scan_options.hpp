@@ -34,9 +34,10 @@ struct scan_options {
     /// labels and no heads[].circuits; the mean field, its certificates, copying and composition
     /// are the same (unit.certificates checks only those).
     bool search_circuits = true;
-    /// The per-token copying's products (its own and the circuits'): float32 with every decision
-    /// inside the rounding bound recomputed in float64 (the float64 scan's shares), or float64
-    /// throughout (product_precision.hpp, token_copying.hpp).
+    /// The per-token copying's products (its own and the circuits') and the composition's layer-pair
+    /// product: float32 with every decision inside the rounding bound recomputed in float64 (the
+    /// float64 scan's shares and partners), or float64 throughout (product_precision.hpp,
+    /// token_copying.hpp, composition.hpp).
     product_precision precision = product_precision::float32;
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
     std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)

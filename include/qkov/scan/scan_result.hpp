@@ -31,7 +31,8 @@ struct scan_result {
     bool copying_available = false;  ///< false when the model lacks W_E or W_U
     std::size_t tokens_sampled = 0, vocabulary = 0;  ///< rows of the embedding behind the constant-reading test
     label_thresholds thresholds;                      ///< as used (context resolved)
-    product_precision precision = product_precision::float64;  ///< of the per-token copying's products
+    product_precision precision = product_precision::float64;  ///< of the per-token copying's and the composition's bulk products
+    std::size_t composition_recomputed = 0;  ///< pairs a float32 scan recomputed in float64 to decide circuits' partners
     std::string proxy_description, proxy_missing;     ///< what the mean field read (proxy_pass.hpp), and what it lacked
     std::string input = scan_json_keys::input_random_tokens;  ///< the input the labels predict behaviour on (scan_json_keys' words)
     std::size_t copy_tokens = 0;                      ///< tokens the per-token copying read (0: none)

@@ -34,6 +34,7 @@
 #include "qkov/model/head_weights.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/embedding_sample.hpp"
+#include "qkov/scan/float32_runs.hpp"
 #include "qkov/scan/product_precision.hpp"
 #include "qkov/scan/proxy_pass.hpp"
 #include "qkov/scan/thin_qr.hpp"
@@ -281,22 +282,12 @@ inline float32_head float32_head_of(const matrix& w, const matrix& values, const
     return f;
 }
 
-/// Depth of the float32 sums over the hidden dimension: the read-out's product is summed in float32
-/// over runs of this many terms and the runs in float64, so its rounding bound is gamma_256, not
-/// gamma_D (at D = 4,096, 1.5e-5 instead of 2.4e-4 of the sum of |terms|).
-inline constexpr std::size_t float32_run = 256;
-
 /// A block's float32 read-out through one head: o = R W (n x d) from the block's rows in float32
 /// (n x D), summed in float32 over runs of float32_run and the runs in float64.
 inline std::vector<float> float32_read_out(std::size_t n, std::size_t D, std::size_t d, const float* rows, const float32_head& f)
 {
-    std::vector<double> sum(n * d, 0.0);
-    std::vector<float> run(n * d);
-    for (std::size_t k0 = 0; k0 < D; k0 += float32_run) {
-        const std::size_t k = std::min(float32_run, D - k0);
-        multiply_into(n, d, k, rows + k0, D, false, f.read_out.data() + k0 * d, d, false, run.data(), d);
-        for (std::size_t i = 0; i < n * d; ++i) sum[i] += run[i];
-    }
+    std::vector<double> sum(n * d);
+    product_in_float32_runs(n, d, D, rows, D, f.read_out.data(), d, sum.data(), d);
     return to_float32(sum.data(), sum.size());
 }
 
