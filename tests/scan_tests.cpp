@@ -652,7 +652,8 @@ BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
     const auto l0 = model.layer(0), l1 = model.layer(1);
     const auto dense = [](const matrix& a, const matrix& b) { return matrix(xt::linalg::dot(a, b)); };
     const auto score = [](const matrix& a, const matrix& b) { return frobenius(xt::linalg::dot(a, b)) / (frobenius(a) * frobenius(b)); };
-    // exact_pair, what a float32 scan decides partners by, from the layers' factors as a scan makes them.
+    // float64_block, what a float32 scan decides partners by, from the layers' factors as a scan
+    // makes them: the float64 scan's scores to the bit.
     auto earlier = written_factors(l0.heads);
     std::vector<head_factors> factors;
     std::vector<head_metrics> metrics;
@@ -671,11 +672,10 @@ BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
             BOOST_TEST(std::abs(c.k - k) < 1e-12);
             BOOST_TEST(std::abs(c.v - v) < 1e-12);
             BOOST_TEST((c.q_bound == 0 && c.k_bound == 0 && c.v_bound == 0));
-            const auto e = exact_pair(earlier, s.head, later, t.head);
+            const auto [first, block] = float64_block(earlier, s.head, later);
+            const auto& e = block.at((s.head - first) * l1.heads.size() + t.head);
             BOOST_TEST((e.source_layer == 0 && e.source_head == s.head && e.target_layer == 1 && e.target_head == t.head));
-            BOOST_TEST(std::abs(e.q - q) < 1e-12);
-            BOOST_TEST(std::abs(e.k - k) < 1e-12);
-            BOOST_TEST(std::abs(e.v - v) < 1e-12);
+            BOOST_TEST((e.q == c.q && e.k == c.k && e.v == c.v));
             const auto& f = find_pair(r32, 0, s.head, 1, t.head);
             for (const auto& [single, reference, bound] : {std::tuple{f.q, q, f.q_bound}, {f.k, k, f.k_bound}, {f.v, v, f.v_bound}}) {
                 BOOST_TEST(std::abs(single - reference) <= bound + 1e-12);
@@ -733,6 +733,15 @@ BOOST_AUTO_TEST_CASE(partners_are_decided_from_bounds_or_recomputed)
     const auto order = side_partners(writes, 1, false, with({1.0, 0.5, 0.5000001, 0.02}, {0, 1e-6, 1e-6, 0}), exact_of({1.0, 0.5, 0.4999, 0.02}));
     BOOST_TEST((heads_of(order) == std::vector<std::size_t>{0, 1, 2}));
     BOOST_TEST(asked == 4u);
+    // The float64 path's shares are the plain ones: the same scores, the same arithmetic.
+    BOOST_TEST(cut[0].share == side_partners(writes, 1, false, with({1.0, 0.5, 0.11, 0.02}, {0, 0, 0, 0}))[0].share);
+    // A weight whose bound reaches 0 but stays below the cut whatever the bounds: decided, not recomputed.
+    asked = 0;
+    const auto low = side_partners(writes, 1, false, with({1.0, 0.5, 0.001, 0.02}, {0, 0, 0.002, 0}), exact_of(scores));
+    BOOST_TEST((heads_of(low) == std::vector<std::size_t>{0, 1}));
+    BOOST_TEST(asked == 0u);
+    // The largest weight's own bound moves the cut: 0.5 +- 0.2 puts it anywhere in 0.03 .. 0.07, and head 2 (0.04) is open.
+    BOOST_CHECK_THROW(side_partners(writes, 1, false, with(scores, {0.4, 0, 0, 0})), std::logic_error);
     // Open with nothing to decide it: an error, not a guess.
     BOOST_CHECK_THROW(side_partners(writes, 1, false, with(scores, {0, 0, 0.03, 0})), std::logic_error);
 }
@@ -1006,6 +1015,17 @@ BOOST_AUTO_TEST_CASE(merge_names_what_is_not_one_scan)
     check(merge_error({a, edited(b, [](auto& j) { j["composition"]["largest_bound"] = -1e-5; })}),
           "b.json: composition.largest_bound is not a finite non-negative number");
     check(merge_error({a, edited(b, [](auto& j) { j["composition"].erase("recomputed_in_float64"); })}), "b.json: composition.recomputed_in_float64 is not a count");
+    // The merged document's bound is the shards' largest, its recomputed pairs their sum.
+    {
+        const auto with_counts = [&](scan_shard s, double bound, std::size_t recomputed) {
+            s.document["composition"]["largest_bound"] = bound, s.document["composition"]["recomputed_in_float64"] = recomputed;
+            return s;
+        };
+        std::vector<scan_shard> shards = {with_counts(a, 2e-5, 3), with_counts(b, 1e-5, 4)};
+        const auto merged = merge_scans(shards, dir / "merged.tensors.safetensors");
+        BOOST_TEST(merged["composition"]["largest_bound"].get<double>() == 2e-5);
+        BOOST_TEST(merged["composition"]["recomputed_in_float64"].get<std::size_t>() == 7u);
+    }
     // q_composition[0, 0, 1, 0] is the pair 0.0 -> 1.0, which belongs to b (layer 1), not to a.
     const auto at = [](std::size_t sl, std::size_t sh, std::size_t tl, std::size_t th) { return ((sl * 4 + sh) * 2 + tl) * 4 + th; };
     check(merge_error({with_tensors(a, "a2.safetensors", [&](const std::string& n, auto& v) { if (n == "q_composition") v[at(0, 0, 1, 0)] = 0.5; }), b}),

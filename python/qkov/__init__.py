@@ -368,8 +368,9 @@ def scan(path_or_model, layers=None, threads=None, context=None, calibrate=None,
                        there instead of computing them; the same scan to the bit
     precision          "float32" (default): the per-token copying's and the composition's bulk products in
                        float32, every decision within float32's rounding bound recomputed in float64, so the
-                       shares and circuits are the float64 scan's and each composition score within its bound
-                       (document["composition"]["largest_bound"]); "float64": every product in float64
+                       labels, copying shares and circuits are the float64 scan's, each composition score and
+                       partner's share within its bound (the scores' largest: document["composition"]
+                       ["largest_bound"]); "float64": every product in float64
                        (`qkov scan --precision`)
     """
     first, last = _layer_range(layers)

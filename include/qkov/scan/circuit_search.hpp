@@ -62,6 +62,10 @@ struct circuit_search_settings {
     double prefilter_share = 0.25;
     double threshold = 0.5;           ///< a majority of the tokens: their key wins
     product_precision copying_precision = product_precision::float64;  ///< of the copying test of what a circuit writes (token_copying.hpp)
+    /// Widens the composition scores' bounds the partners are decided by (side_partners): above 1,
+    /// more of them are taken from float64 scores; never fewer. 1 in a scan; tests raise it to run
+    /// the float64 path on models whose bounds leave every partner decided.
+    double partner_bound_scale = 1;
 };
 
 /// What a layer's heads read at each side offset, and the weights that turn it into their queries
@@ -292,44 +296,50 @@ struct bounded_score {
 /// key_side)`), strongest first, those with at least a tenth of the largest weight.
 ///
 /// A float32 scan's scores carry bounds: the cut and the order are taken from them only when
-/// every bound leaves them as they are; otherwise every weight is taken again from `exact` (the
-/// pair's float64 score, composition.hpp's exact_pair) and the float64 scan's partners follow.
-/// The shares are then within their bounds of the float64 scan's (the bounds' sum over the total).
+/// every bound leaves them as they are; otherwise every weight is taken again from `float64` (the
+/// float64 scan's score of the pair, composition.hpp's float64_block) and the float64 scan's
+/// partners and shares follow. Decided from the bounds, the shares are float32's, within the
+/// bounds' sum over the total of the float64 ones. A weight's bound covers its score's bound times
+/// the attention and the rounding of both products (2u of the weight, u = 2^-53, and more).
 inline std::vector<circuit_partner> side_partners(const offset_writes& writes, std::size_t k, bool key_side,
                                                   const std::function<bounded_score(const earlier_head&, bool)>& composition,
-                                                  const std::function<double(const earlier_head&, bool)>& exact = {})
+                                                  const std::function<double(const earlier_head&, bool)>& float64 = {})
 {
     std::vector<circuit_partner> out;
     if (k == 0) return out;
     const auto choose = [&](const auto& score) {
-        out.clear();
+        std::vector<circuit_partner> all;
         std::vector<double> bounds;
-        double total = 0;
+        double total = 0, largest_low = 0, largest_high = 0;
         for (const auto& e : writes.heads) {
-            const bounded_score c = e.attention.size() > k ? score(e) : bounded_score{};
-            const double weight = e.attention.size() > k ? e.attention[k] * c.value : 0.0;
-            const double bound = e.attention.size() > k ? e.attention[k] * c.bound : 0.0;
-            if (weight - bound <= 0 && weight + bound > 0) return false;  // whether it counts at all is open
-            if (weight <= 0) continue;
-            out.push_back({e.layer, e.head, e.attention[k], weight});
+            if (e.attention.size() <= k) continue;
+            const bounded_score c = score(e);
+            const double weight = e.attention[k] * c.value;
+            const double bound = c.bound == 0 ? 0.0 : (1 + 1e-12) * e.attention[k] * c.bound + 1e-15 * std::abs(weight);
+            all.push_back({e.layer, e.head, e.attention[k], weight});
             bounds.push_back(bound);
-            total += weight;
+            largest_low = std::max(largest_low, weight - bound), largest_high = std::max(largest_high, weight + bound);
         }
-        std::vector<std::size_t> order(out.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out[a].share > out[b].share; });
-        double largest_low = 0, largest_high = 0;
-        for (std::size_t i = 0; i < out.size(); ++i)
-            largest_low = std::max(largest_low, out[i].share - bounds[i]), largest_high = std::max(largest_high, out[i].share + bounds[i]);
+        std::vector<std::size_t> order;  // the positive weights, as the float64 scan takes them
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const double low = all[i].share - bounds[i], high = all[i].share + bounds[i];
+            // Whether a weight near 0 is positive decides the total only (the shares, within the
+            // bounds), unless it could reach the cut.
+            if (low <= 0 && high > 0 && high >= largest_low / 10) return false;
+            if (all[i].share <= 0) continue;
+            total += all[i].share;
+            order.push_back(i);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a].share > all[b].share; });
         std::vector<circuit_partner> kept;
         double kept_bound = 0;  // the last kept partner's
         for (const std::size_t i : order) {
-            const double low = out[i].share - bounds[i], high = out[i].share + bounds[i];
+            const double low = all[i].share - bounds[i], high = all[i].share + bounds[i];
             if (high < largest_low / 10) continue;         // out whatever the bounds
             if (low < largest_high / 10) return false;     // the cut is open
             // Sorted by weight, disjoint neighbours are disjoint from every later one: the order is decided.
             if (!kept.empty() && kept.back().share - kept_bound <= high && kept_bound + bounds[i] > 0) return false;
-            kept.push_back(out[i]);
+            kept.push_back(all[i]);
             kept_bound = bounds[i];
         }
         for (auto& p : kept) p.share /= total;
@@ -337,8 +347,8 @@ inline std::vector<circuit_partner> side_partners(const offset_writes& writes, s
         return true;
     };
     if (choose([&](const earlier_head& e) { return composition(e, key_side); })) return out;
-    if (!exact) throw std::logic_error("qkov: a circuit's partners are open under the float32 bounds and there is no float64 score to decide them");
-    choose([&](const earlier_head& e) { return bounded_score{exact(e, key_side), 0.0}; });
+    if (!float64) throw std::logic_error("qkov: a circuit's partners are open under the float32 bounds and there is no float64 score to decide them");
+    choose([&](const earlier_head& e) { return bounded_score{float64(e, key_side), 0.0}; });
     return out;
 }
 

@@ -32,10 +32,12 @@
 // ||X||_F ||R||_2), `rest` both paths' float64 rounding after the product. The spectral norms are
 // LAPACK's largest singular values with room (1 + 1e-6): the bound is conditional on its relative
 // accuracy being better than that (at d = 128 it is about 1e-14). A layer pair whose weights could
-// leave float32's range is made in float64. T3's singular values, from the same float32 block,
-// are within b(|A|, |B|) of the float64 scan's (Weyl). The circuits' partners, the one decision
-// made from these scores, carry the bounds and are recomputed in float64 (exact_pair) when a
-// bound leaves their order or their cut open (circuit_search.hpp).
+// leave float32's range, or a block whose bounds are not finite, is made in float64. T3's singular
+// values come from the same float32 block: their exact values move by at most b(|A|, |B|) with it
+// (Weyl), besides the SVD's own rounding in either path; no bound is reported for them. The
+// circuits' partners, the one decision made from these scores, carry the bounds, and where a bound
+// leaves their cut or their order open the layer pair's blocks are made again in float64 with the
+// float64 scan's own calls (float64_block), so with its bits (circuit_search.hpp).
 #pragma once
 
 #include <algorithm>
@@ -69,8 +71,9 @@ struct layer_composition_factors {
     matrix writes;             ///< D x Hd: the heads' W_o side by side; empty between the pairs that need it
     std::vector<matrix> r_v, r_o, r_q;     ///< per head, R of W_v^T, of W_o and of W_q^T (d x d); r_o and r_q empty once only written to
     std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
-    // What a float32 scan adds (empty in float64): the stack in float32, the Frobenius norm of each
-    // of its d-row blocks, and per head an upper bound on the spectral norms of R_v, R_o and R_q.
+    // What a float32 scan's bounds need: the stack in float32 and the Frobenius norm of each of its
+    // d-row blocks, and per head upper bounds on the spectral norms of R_o and R_q (empty in
+    // float64, and once only written to), and of R_v (always: a shard's earlier layers have it).
     std::vector<float> reads32;
     std::vector<double> read_norms;
     std::vector<double> r_v_norm, r_o_norm, r_q_norm;
@@ -155,16 +158,6 @@ inline constexpr std::size_t composition_block_columns = 256;
 
 namespace detail {
 
-/// ||W_o(s)||_F: the Frobenius norm of source s's d columns of `writes` (D x Hd).
-inline double written_norm(const matrix& writes, std::size_t s, std::size_t d)
-{
-    const std::size_t D = writes.shape()[0], width = writes.shape()[1];
-    long double sum = 0;
-    for (std::size_t i = 0; i < D; ++i)
-        for (std::size_t j = 0; j < d; ++j) sum += static_cast<long double>(writes.data()[i * width + s * d + j]) * writes.data()[i * width + s * d + j];
-    return static_cast<double>(std::sqrt(sum));
-}
-
 /// Scratch for one pair's last steps: the K and V cores a target makes of its group's blocks.
 struct pair_scratch {
     matrix k_core, v_core;
@@ -173,7 +166,7 @@ struct pair_scratch {
 
 /// The three scores of (source s, target t) from its cores, each d x d contiguous: the target's
 /// Q core and its group's K and V blocks times R_v1^T (the K block is R_q2 W_k2 W_o1 R_v1^T
-/// already when there are no groups). One definition for compose and exact_pair.
+/// already when there are no groups).
 inline void scores_from_cores(const double* q_core, const double* k_block, const double* v_block, const layer_composition_factors& earlier,
                               std::size_t s, const layer_composition_factors& later, std::size_t t, pair_scratch& scratch, composition_score& c)
 {
@@ -217,6 +210,115 @@ inline void bound_scores(const float32_product_bound& product, double written, c
 
 } // namespace detail
 
+/// One layer pair's products, made block of source heads by block, each block at least
+/// composition_block_columns wide (all of a layer's heads when they are fewer): compose() makes
+/// every block on the --threads workers; a float32 scan's partners ask blocks again in float64
+/// (float64_block), which makes them with the float64 scan's own calls on a worker, so with its
+/// bits.
+class layer_pair_products {
+public:
+    layer_pair_products(const layer_composition_factors& earlier, const layer_composition_factors& later, product_precision precision)
+        : earlier_(earlier), later_(later), bound_(later.reads.shape()[1])
+    {
+        if (earlier.layer >= later.layer) throw std::invalid_argument("qkov: composition runs from an earlier layer to a later one");
+        if (earlier.d != later.d || earlier.writes.shape()[0] != later.reads.shape()[1])
+            throw std::invalid_argument("qkov: composition between layers of different widths");
+        const std::size_t d = later.d, Hs = earlier.heads;
+        group_ = sources_per_block(Hs, d);
+        single_ = precision == product_precision::float32;
+        if (!single_) return;
+        if (later.reads32.size() != later.reads.size()) throw std::invalid_argument("qkov: a float32 composition needs the later layer's float32 stack");
+        long double reads = 0, writes = 0;
+        for (const double n : later.read_norms) reads += static_cast<long double>(n) * n;
+        // ||W_o(s)||_F per source: its d columns of every row, in one pass along the rows. Summed in
+        // double (relative error about D d u, far inside the bound's room of 1e-9).
+        std::vector<double> squares(Hs, 0.0);
+        const double* w = earlier.writes.data();
+        for (std::size_t i = 0; i < earlier.writes.shape()[0]; ++i)
+            for (std::size_t h = 0; h < Hs; ++h) {
+                double row = 0;
+                for (std::size_t j = 0; j < d; ++j) row += w[(i * Hs + h) * d + j] * w[(i * Hs + h) * d + j];
+                squares[h] += row;
+            }
+        for (const double q : squares) written_.push_back(std::sqrt(q)), writes += q;
+        // A pair whose weights could leave float32's range is made in float64.
+        single_ = float32_product_bound::in_range(static_cast<double>(std::sqrt(reads)), static_cast<double>(std::sqrt(writes)));
+    }
+
+    /// Source heads a block holds, for an earlier layer of `heads` heads of dimension d.
+    [[nodiscard]] static std::size_t sources_per_block(std::size_t heads, std::size_t d)
+    {
+        return std::min(heads, std::max<std::size_t>(1, (composition_block_columns + d - 1) / d));
+    }
+    [[nodiscard]] std::size_t blocks() const { return (earlier_.heads + group_ - 1) / group_; }
+    [[nodiscard]] std::size_t block_of(std::size_t source) const { return source / group_; }
+    [[nodiscard]] std::size_t first_source(std::size_t block) const { return block * group_; }
+    [[nodiscard]] std::size_t sources_in(std::size_t block) const { return std::min(group_, earlier_.heads - first_source(block)); }
+
+    /// Block g's pairs (its sources, each with every target, in the order a loop would) into out;
+    /// T3's spectra when `spectra` (in_t3 gains their time). A float32 block whose bounds are not
+    /// all finite is made again in float64.
+    void make(std::size_t g, composition_score* out, bool spectra, std::chrono::steady_clock::duration* in_t3 = nullptr) const
+    {
+        make(g, out, spectra, in_t3, single_);
+        if (!single_) return;
+        for (std::size_t i = 0; i < sources_in(g) * later_.heads; ++i)
+            if (!std::isfinite(out[i].q_bound) || !std::isfinite(out[i].k_bound) || !std::isfinite(out[i].v_bound)) return make(g, out, spectra, in_t3, false);
+    }
+
+private:
+    void make(std::size_t g, composition_score* out, bool spectra, std::chrono::steady_clock::duration* in_t3, bool single) const
+    {
+        const layer_composition_factors &earlier = earlier_, &later = later_;
+        const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads, D = later.reads.shape()[1], G = later.groups;
+        const std::size_t rows = (Ht + 2 * G) * d, first = first_source(g), width = sources_in(g) * d;
+        // The block's product in one call: narrower products spend much of their time packing the
+        // 3 Ht d x D operand, which every call packs again (with one source of GPT-2's d = 64 per
+        // call, a fifth of the scan).
+        matrix products = xt::empty<double>({rows, width});  // later.reads times the block's W_o columns
+        if (single) {
+            std::vector<float> columns32(D * width);  // the block's W_o columns in float32, converted on its worker
+            for (std::size_t i = 0; i < D; ++i)
+                for (std::size_t j = 0; j < width; ++j) columns32[i * width + j] = to_float32(earlier.writes.data()[i * Hs * d + first * d + j]);
+            product_in_float32_runs(rows, width, D, later.reads32.data(), D, columns32.data(), width, products.data(), width);
+        } else
+            multiply_into(rows, width, D, later.reads.data(), D, false, earlier.writes.data() + first * d, Hs * d, false, products.data(), width);
+        matrix cores = xt::empty<double>({rows, d}), value_block = xt::empty<double>({d, d});
+        detail::pair_scratch scratch(d);
+        std::vector<std::shared_ptr<const vector>> group_t3(G);
+        square_singular_values t3(d);
+        for (std::size_t s = first; s < first + sources_in(g); ++s) {
+            const double* columns = products.data() + (s - first) * d;  // source s's d columns, row stride `width`
+            // Every d x d block times R_v1^T, into contiguous d x d blocks: the heads' Q cores, then
+            // per group its K and V blocks.
+            multiply_into(rows, d, d, columns, width, false, earlier.r_v[s].data(), d, true, cores.data(), d);
+            const auto core = [&](std::size_t index) { return cores.data() + index * d * d; };
+            if (spectra) {  // T3 once per group: the singular values of W_v(group) W_o(s)
+                const auto t3_start = std::chrono::steady_clock::now();
+                for (std::size_t k = 0; k < G; ++k) {
+                    for (std::size_t r = 0; r < d; ++r) std::copy_n(columns + ((Ht + G + k) * d + r) * width, d, value_block.data() + r * d);
+                    group_t3[k] = std::make_shared<const vector>(t3(value_block.data(), d));
+                }
+                if (in_t3) *in_t3 += std::chrono::steady_clock::now() - t3_start;
+            }
+            for (std::size_t t = 0; t < Ht; ++t) {
+                composition_score& c = out[(s - first) * Ht + t];
+                const std::size_t k = later.group[t];
+                c = composition_score{};
+                detail::scores_from_cores(core(t), core(Ht + k), core(Ht + G + k), earlier, s, later, t, scratch, c);
+                if (single) detail::bound_scores(bound_, written_[s], earlier, s, later, t, c);
+                if (spectra) c.t3_spectrum = group_t3[k];
+            }
+        }
+    }
+
+    const layer_composition_factors &earlier_, &later_;
+    float32_product_bound bound_;
+    std::size_t group_ = 1;
+    bool single_ = false;
+    std::vector<double> written_;  ///< ||W_o(s)||_F per source (float32)
+};
+
 /// Every (source head in `earlier`, target head in `later`) pair, appended to `out`. t3_seconds,
 /// when given, gains the time the workers spent on T3's singular values. In float32 the layer
 /// pair's product is float32's and each score carries its bound (composition's comment); `later`
@@ -224,89 +326,36 @@ inline void bound_scores(const float32_product_bound& product, double written, c
 inline void compose(const layer_composition_factors& earlier, const layer_composition_factors& later, std::vector<composition_score>& out,
                     std::atomic<double>* t3_seconds = nullptr, product_precision precision = product_precision::float64)
 {
-    if (earlier.layer >= later.layer) throw std::invalid_argument("qkov: composition runs from an earlier layer to a later one");
-    if (earlier.d != later.d || earlier.writes.shape()[0] != later.reads.shape()[1])
-        throw std::invalid_argument("qkov: composition between layers of different widths");
-    const std::size_t d = later.d, Ht = later.heads, Hs = earlier.heads, D = later.reads.shape()[1], G = later.groups;
-    const std::size_t rows = (Ht + 2 * G) * d;
-    std::vector<double> written(Hs);
-    for (std::size_t s = 0; s < Hs; ++s) written[s] = detail::written_norm(earlier.writes, s, d);
-    const float32_product_bound product_bound(D);
-    bool single = precision == product_precision::float32;
-    if (single) {
-        if (later.reads32.size() != later.reads.size()) throw std::invalid_argument("qkov: a float32 composition needs the later layer's float32 stack");
-        long double reads = 0, writes = 0;
-        for (const double n : later.read_norms) reads += static_cast<long double>(n) * n;
-        for (const double n : written) writes += static_cast<long double>(n) * n;
-        single = float32_product_bound::in_range(static_cast<double>(std::sqrt(reads)), static_cast<double>(std::sqrt(writes)));
-    }
-    const std::vector<float> writes32 = single ? to_float32(earlier.writes.data(), earlier.writes.size()) : std::vector<float>{};
+    const layer_pair_products pair(earlier, later, precision);
     // The sources are independent: blocks of them on the --threads workers (parallel_blocks.hpp),
-    // BLAS on each worker's own thread. A block makes its sources' columns of the layer pair's
-    // product in one call, at least composition_block_columns wide: narrower products spend much
-    // of their time packing the 3 Ht d x D operand, which every call packs again (with one source
-    // of GPT-2's d = 64 per call, a fifth of the scan). The blocks are fixed by the model, so the
-    // product's split, and with it every bit of the result, is the same for any thread count
-    // (OpenBLAS's own threads split a product by their number, and 3 of them changed T3's last
-    // bits against 1); only 3 Ht d x (block width) of it is held per worker. Each block writes its
-    // own pairs, in the order a loop would.
+    // BLAS on each worker's own thread. The blocks are fixed by the model, so the product's split,
+    // and with it every bit of the result, is the same for any thread count (OpenBLAS's own
+    // threads split a product by their number, and 3 of them changed T3's last bits against 1);
+    // only 3 Ht d x (block width) of it is held per worker. Each block writes its own pairs.
     const std::size_t base = out.size();
-    out.resize(base + Hs * Ht);
-    const std::size_t group = std::min(Hs, std::max<std::size_t>(1, (composition_block_columns + d - 1) / d));
-    numeric::for_each_block((Hs + group - 1) / group, [&](std::size_t g) {
-        const std::size_t first = g * group, width = std::min(group, Hs - first) * d;
-        matrix products = xt::empty<double>({rows, width});  // later.reads times the block's W_o columns
-        if (single)
-            product_in_float32_runs(rows, width, D, later.reads32.data(), D, writes32.data() + first * d, Hs * d, products.data(), width);
-        else
-            multiply_into(rows, width, D, later.reads.data(), D, false, earlier.writes.data() + first * d, Hs * d, false, products.data(), width);
-        matrix cores = xt::empty<double>({rows, d}), value_block = xt::empty<double>({d, d});
-        detail::pair_scratch scratch(d);
-        std::vector<std::shared_ptr<const vector>> group_t3(G);
-        square_singular_values t3(d);
+    out.resize(base + earlier.heads * later.heads);
+    numeric::for_each_block(pair.blocks(), [&](std::size_t g) {
         std::chrono::steady_clock::duration in_t3{};
-        for (std::size_t s = first; s * d < first * d + width; ++s) {
-            const double* columns = products.data() + (s - first) * d;  // source s's d columns, row stride `width`
-            // Every d x d block times R_v1^T, into contiguous d x d blocks: the heads' Q cores, then
-            // per group its K and V blocks.
-            multiply_into(rows, d, d, columns, width, false, earlier.r_v[s].data(), d, true, cores.data(), d);
-            const auto core = [&](std::size_t index) { return cores.data() + index * d * d; };
-            // T3 once per group: the singular values of W_v(group) W_o(s).
-            const auto t3_start = std::chrono::steady_clock::now();
-            for (std::size_t g = 0; g < G; ++g) {
-                for (std::size_t r = 0; r < d; ++r) std::copy_n(columns + ((Ht + G + g) * d + r) * width, d, value_block.data() + r * d);
-                group_t3[g] = std::make_shared<const vector>(t3(value_block.data(), d));
-            }
-            in_t3 += std::chrono::steady_clock::now() - t3_start;
-            for (std::size_t t = 0; t < Ht; ++t) {
-                composition_score& c = out[base + s * Ht + t];
-                const std::size_t g = later.group[t];
-                detail::scores_from_cores(core(t), core(Ht + g), core(Ht + G + g), earlier, s, later, t, scratch, c);
-                if (single) detail::bound_scores(product_bound, written[s], earlier, s, later, t, c);
-                c.t3_spectrum = group_t3[g];
-            }
-        }
+        pair.make(g, out.data() + base + pair.first_source(g) * later.heads, true, &in_t3);
         if (t3_seconds) t3_seconds->fetch_add(std::chrono::duration<double>(in_t3).count());
     });
 }
 
-/// One pair's three scores in float64 from the weights (`earlier` with its writes read, `later`
-/// with its stack): what a float32 scan recomputes where a bound leaves a decision open. The
-/// float64 scan's scores to within its own rounding (one product of the pair's blocks where that
-/// scan makes the layer pair's), not necessarily to the bit. No T3 spectrum.
-inline composition_score exact_pair(const layer_composition_factors& earlier, std::size_t s, const layer_composition_factors& later, std::size_t t)
+/// The float64 scores (no T3 spectra) of the block of source heads that holds `source`, with
+/// every target of `later` (its stack kept), `earlier`'s writes read: the pairs the float64 scan
+/// makes, to the bit (the same calls, on a worker as there). What a float32 scan's circuits decide
+/// their partners by where a bound leaves them open. Indexed [(source - first) * targets + target],
+/// first = the block's first source (returned).
+inline std::pair<std::size_t, std::vector<composition_score>> float64_block(const layer_composition_factors& earlier, std::size_t source,
+                                                                             const layer_composition_factors& later)
 {
     if (earlier.writes.size() == 0 || later.reads.size() == 0) throw std::invalid_argument("qkov: a pair's float64 scores need both layers' products");
-    const std::size_t d = later.d, H = later.heads, G = later.groups, D = later.reads.shape()[1], g = later.group[t];
-    matrix product = xt::empty<double>({d, d}), cores = xt::empty<double>({3 * d, d});
-    for (const auto& [i, block] : {std::pair<std::size_t, std::size_t>{0, t}, {1, H + g}, {2, H + G + g}}) {
-        multiply_into(d, d, D, later.reads.data() + block * d * D, D, false, earlier.writes.data() + s * d, earlier.heads * d, false, product.data(), d);
-        multiply_into(d, d, d, product.data(), d, false, earlier.r_v[s].data(), d, true, cores.data() + i * d * d, d);
-    }
-    detail::pair_scratch scratch(d);
-    composition_score c;
-    detail::scores_from_cores(cores.data(), cores.data() + d * d, cores.data() + 2 * d * d, earlier, s, later, t, scratch, c);
-    return c;
+    if (source >= earlier.heads) throw std::invalid_argument("qkov: no source head " + std::to_string(source) + " in layer " + std::to_string(earlier.layer));
+    const layer_pair_products pair(earlier, later, product_precision::float64);
+    const std::size_t g = pair.block_of(source);
+    std::vector<composition_score> out(pair.sources_in(g) * later.heads);
+    numeric::for_each_block(1, [&](std::size_t) { pair.make(g, out.data(), false); });
+    return {pair.first_source(g), std::move(out)};
 }
 
 } // namespace qkov::scan

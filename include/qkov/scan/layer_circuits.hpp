@@ -90,16 +90,17 @@ public:
         writes_.add_layer(heads, attention, sampled(all_rows));
     }
 
-    /// A pair's scores in float64 (source layer, source head, target head in the searched layer):
-    /// what a float32 scan's partners are decided by where the bounds leave them open.
-    using exact_scores = std::function<composition_score(std::size_t, std::size_t, std::size_t)>;
+    /// A pair's scores as the float64 scan makes them (source layer, source head, target head in
+    /// the searched layer): what a float32 scan's partners are decided by where the bounds leave
+    /// them open.
+    using float64_scores = std::function<composition_score(std::size_t, std::size_t, std::size_t)>;
 
     /// Searches every head of a layer: `all_rows` (T x D) its effective embeddings, rho the residual's
-    /// size at its input, `pairs` the composition scores into it (for naming the partners; `exact`
-    /// decides where their bounds cannot), and the read-out for what a circuit writes (null: not
-    /// measured). Fills metrics[h].circuits.
+    /// size at its input, `pairs` the composition scores into it (for naming the partners;
+    /// `float64` decides where their bounds cannot), and the read-out for what a circuit writes
+    /// (null: not measured). Fills metrics[h].circuits.
     void search_layer(const model::layer_weights& lw, const matrix& all_rows, double rho, const std::optional<io::rope_config>& rope,
-                      const std::vector<composition_score>& pairs, const exact_scores& exact, const token_readout* readout,
+                      const std::vector<composition_score>& pairs, const float64_scores& float64, const token_readout* readout,
                       const forward::decoder<double>* pass, std::vector<head_metrics>& metrics) const
     {
         const std::size_t H = lw.heads.size();
@@ -121,23 +122,21 @@ public:
             auto& result = metrics[h].circuits.emplace();
             result.candidates = std::move(found[h]);
             // Side partners read Q (query side) or K (key side) composition, what a circuit writes V.
+            const double scale = settings_.partner_bound_scale;
             const auto composition = [&](const earlier_head& e, bool key_side) {
                 const auto it = into.find({e.layer, e.head, h});
-                return it == into.end() ? bounded_score{} : key_side ? bounded_score{it->second->k, it->second->k_bound} : bounded_score{it->second->q, it->second->q_bound};
+                if (it == into.end()) return bounded_score{};
+                const auto& p = *it->second;
+                return key_side ? bounded_score{p.k, scale * p.k_bound} : bounded_score{p.q, scale * p.q_bound};
             };
-            std::map<std::pair<std::size_t, std::size_t>, composition_score> recomputed;  // by source: each pair once
-            const auto exact_pair_of = [&](const earlier_head& e) -> const composition_score& {
-                auto it = recomputed.find({e.layer, e.head});
-                if (it == recomputed.end()) it = recomputed.emplace(std::pair{e.layer, e.head}, exact(e.layer, e.head, h)).first;
-                return it->second;
-            };
-            const auto exact_score = [&](const earlier_head& e, bool key_side) {
+            const auto float64_score = [&](const earlier_head& e, bool key_side) {
                 if (!into.contains({e.layer, e.head, h})) return 0.0;  // as the bounded scores: no pair, no score
-                return key_side ? exact_pair_of(e).k : exact_pair_of(e).q;
+                const auto p = float64(e.layer, e.head, h);
+                return key_side ? p.k : p.q;
             };
             for (auto& c : result.candidates) {
-                c.query.partners = side_partners(writes_, c.query.offset, false, composition, exact_score);
-                c.key.partners = side_partners(writes_, c.key.offset, true, composition, exact_score);
+                c.query.partners = side_partners(writes_, c.query.offset, false, composition, float64_score);
+                c.key.partners = side_partners(writes_, c.key.offset, true, composition, float64_score);
             }
             const auto strongest = std::find_if(result.candidates.begin(), result.candidates.end(),
                                                 [&](const circuit_candidate& c) { return c.top1_share >= settings_.threshold; });
@@ -154,10 +153,10 @@ public:
                 const auto copied = copying_per_token({lw.heads[h]}, *sample, *pass, 512, 512, &inputs, settings_.copying_precision);
                 const auto value = [&](const earlier_head& e, bool) {
                     const auto it = into.find({e.layer, e.head, h});
-                    return it == into.end() ? bounded_score{} : bounded_score{it->second->v, it->second->v_bound};
+                    return it == into.end() ? bounded_score{} : bounded_score{it->second->v, scale * it->second->v_bound};
                 };
-                const auto exact_value = [&](const earlier_head& e, bool) { return into.contains({e.layer, e.head, h}) ? exact_pair_of(e).v : 0.0; };
-                chosen.output = circuit_output{{m, side_partners(writes_, m, true, value, exact_value)}, copied[0].top1_share, copied[0].top1_interval};
+                const auto float64_value = [&](const earlier_head& e, bool) { return into.contains({e.layer, e.head, h}) ? float64(e.layer, e.head, h).v : 0.0; };
+                chosen.output = circuit_output{{m, side_partners(writes_, m, true, value, float64_value)}, copied[0].top1_share, copied[0].top1_interval};
             }
             chosen.predicts_next_token = s >= 1 && chosen.output && chosen.output->value.offset == static_cast<std::size_t>(s - 1) &&
                                          chosen.output->top1_share >= settings_.threshold;

@@ -20,7 +20,11 @@ inline std::vector<std::pair<std::string, std::string>> scan_conventions()
         {"t3_singular_values", "singular values of W_V(target) W_O(source) in the column convention (d x d), descending; from LAPACK dgesdd without "
                                "vectors (dgesvd where it does not converge), which is backward stable: each value is within p(d) * eps(float64) * "
                                "sigma_1 of the exact one of the computed product (LAPACK's error bound, validation not certificate), and the product "
-                               "carries float64 rounding of D-term sums"},
+                               "carries float64 rounding of D-term sums, or with thresholds.precision float32 float32 rounding of 256-term sums "
+                               "added in float64 (the bound of composition.largest_bound's kind, not reported for the spectra)"},
+        {"composition_bounds", "with thresholds.precision float32 every q, k and v composition score is within composition.largest_bound of the "
+                               "float64 scan's (a rounding bound, conditional on a conventional GEMM, round to nearest and LAPACK's largest singular "
+                               "values to 1e-6); the circuits' partners are decided as float64 decides them"},
         {"composition_tensors", "the pairs' numbers in the safetensors file composition.tensors names, beside this document (its SHA-256 in "
                                 "composition.sha256): q_composition, k_composition, v_composition [L, H, L, H] float64 indexed [source layer, source "
                                 "head, target layer, target head], t3_singular_values [L, H, L, H, S]; NaN where the document holds no pair and past a "

@@ -260,7 +260,6 @@ inline nlohmann::json strongest_edges_json(const std::vector<std::pair<std::size
     return edges;
 }
 
-/// The document's `composition`: where its pairs' tensors are, and how many pairs they hold.
 /// The document's `composition`: its tensors' file, and for the scores in it the largest bound
 /// against the float64 scan's and the pairs recomputed in float64 (0 and 0 in float64).
 inline nlohmann::json composition_json(const composition_tensors_ref& tensors, std::size_t recomputed)

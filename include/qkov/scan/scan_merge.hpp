@@ -133,6 +133,7 @@ struct checked_shard {
     scan_shard* shard = nullptr;
     std::size_t first = 0, last = 0;
     composition_tensors_ref tensors;  ///< what its document says of its tensors
+    std::size_t recomputed = 0;       ///< its pairs recomputed in float64 (composition.recomputed_in_float64)
 };
 
 inline std::size_t index_at(const nlohmann::json& j, const std::string& what, const std::string& file)
@@ -210,7 +211,8 @@ inline checked_shard check_shard(scan_shard& s)
     if (!j.contains(k::model) || !j[k::model].is_object()) throw scan_merge_error("qkov: " + s.name + ": " + k::model + " is not an object");
     const auto range = j.find(k::scanned_layers);
     if (range == j.end() || !range->is_array() || range->size() != 2) throw scan_merge_error("qkov: " + s.name + ": " + k::scanned_layers + " is not [first, last]");
-    checked_shard c{&s, index_at((*range)[0], k::scanned_layers, s.name), index_at((*range)[1], k::scanned_layers, s.name), tensors_ref_of(j, s.name)};
+    checked_shard c{&s, index_at((*range)[0], k::scanned_layers, s.name), index_at((*range)[1], k::scanned_layers, s.name), tensors_ref_of(j, s.name),
+                    recomputed_of(j, s.name)};
     if (c.first > c.last) throw scan_merge_error("qkov: " + s.name + ": " + k::scanned_layers + " " + range->dump() + " run backwards");
     // The seed-head model's facts read both of its layers at once; no shard can state them.
     for (const auto& f : j[k::facts])
@@ -443,7 +445,7 @@ inline nlohmann::json merge_moving(std::vector<scan_shard>& shards, const std::f
     };
     composition_tensors_ref written{tensors.filename().string(), "", 0, 0.0};
     std::size_t recomputed = 0;
-    for (const auto& o : order) written.largest_bound = std::max(written.largest_bound, o.tensors.largest_bound), recomputed += recomputed_of(o.shard->document, o.shard->name);
+    for (const auto& o : order) written.largest_bound = std::max(written.largest_bound, o.tensors.largest_bound), recomputed += o.recomputed;
     io::write_file_atomically_in_pieces(tensors, [&](const auto& put) {
         written.sha256 = put_composition_tensors(put, shape, row);
         // Thrown here, the merged file is not written.

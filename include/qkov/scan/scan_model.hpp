@@ -15,6 +15,7 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -274,7 +275,7 @@ inline std::optional<layer_circuits> open_circuits(const model::attention_model&
     if (evidence.readout && options.search_circuits)
         circuits.emplace(evidence.readout->tokens.size(), t.circuit_tokens, m.config().hidden_size,
                          circuit_search_settings{.window = t.window, .context = evidence.proxy.positions, .threshold = t.circuit_share,
-                                                  .copying_precision = options.precision});
+                                                  .copying_precision = options.precision, .partner_bound_scale = options.partner_bound_scale});
     return circuits;
 }
 
@@ -424,20 +425,28 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             // partners), then its own writes for the layers below.
             const auto circuit_start = clock::now();
             const matrix& rows = evidence.readout->effective.rows.at(l);
-            // A pair recomputed in float64 reads its source layer's W_o again: one layer's at a time.
+            // A pair the partners need in float64: its block of sources made again as the float64
+            // scan makes it, kept for the layer's search; its source layer's W_o read again, one
+            // layer's at a time.
+            std::map<std::pair<std::size_t, std::size_t>, std::pair<std::size_t, std::vector<composition_score>>> float64_blocks;
             std::optional<std::size_t> loaded;
-            const auto exact = [&](std::size_t source_layer, std::size_t source_head, std::size_t target_head) {
+            const auto float64 = [&](std::size_t source_layer, std::size_t source_head, std::size_t target_head) {
                 auto& e = earlier.at(source_layer);
                 if (e.layer != source_layer) throw std::logic_error("qkov: the earlier layers' factors are not in layer order");
-                if (loaded != source_layer) {
-                    if (loaded) earlier[*loaded].writes = matrix();
-                    e.writes = m.layer_output(source_layer), loaded = source_layer;
+                const std::size_t group = source_head / layer_pair_products::sources_per_block(e.heads, e.d);
+                auto it = float64_blocks.find({source_layer, group});
+                if (it == float64_blocks.end()) {
+                    if (loaded != source_layer) {
+                        if (loaded) earlier[*loaded].writes = matrix();
+                        e.writes = m.layer_output(source_layer), loaded = source_layer;
+                    }
+                    it = float64_blocks.emplace(std::pair{source_layer, group}, float64_block(e, source_head, mine)).first;
+                    result.composition_recomputed += it->second.second.size();
                 }
-                ++result.composition_recomputed;
-                return exact_pair(e, source_head, mine, target_head);
+                return it->second.second.at((source_head - it->second.first) * mine.heads + target_head);
             };
             circuits->search_layer(lw, rows, evidence.residual_scale.at(l), evidence.proxy.learned_positions ? std::nullopt : m.config().rope_at(l),
-                                   result.composition, exact, &*evidence.readout, evidence.pass.decoder.get(), metrics);
+                                   result.composition, float64, &*evidence.readout, evidence.pass.decoder.get(), metrics);
             if (loaded) earlier[*loaded].writes = matrix();
             for (auto& mt : metrics) mt.labels = labels_of(mt, evidence, t);
             circuits->add_layer(lw.heads, attention_by_offset(metrics), rows);
@@ -450,6 +459,8 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         // instead of 13, 0.26 GB less over 32 layers).
         mine.reads = matrix();
         mine.r_o = {}, mine.r_q = {};
+        std::vector<float>().swap(mine.reads32);  // a float32 scan's copy of the stack: 100 MB a layer at Llama-3-8B's shape
+        mine.read_norms = {}, mine.r_o_norm = {}, mine.r_q_norm = {};
         earlier.push_back(std::move(mine));
         if (options.on_layer) options.on_layer(l, metrics, timing);
         result.heads.insert(result.heads.end(), metrics.begin(), metrics.end());

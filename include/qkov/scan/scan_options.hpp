@@ -39,6 +39,9 @@ struct scan_options {
     /// float64 scan's shares and partners), or float64 throughout (product_precision.hpp,
     /// token_copying.hpp, composition.hpp).
     product_precision precision = product_precision::float32;
+    /// Above 1, widens the composition bounds the circuits' partners are decided by, so that more
+    /// of them are decided in float64 (circuit_search_settings::partner_bound_scale); 1 in a scan.
+    double partner_bound_scale = 1;
     std::size_t token_sample = 8192;  ///< embedding rows the constant-reading test uses (evenly strided)
     std::size_t absorbed_form_probe = 24;  ///< positions of the B4 check (absorbed_form.hpp)
     /// Token sequences whose positions give mu_l and the content the prediction draws from (at most
