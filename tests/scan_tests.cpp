@@ -691,6 +691,65 @@ BOOST_AUTO_TEST_CASE(fixture_composition_matches_dense)
     BOOST_TEST_MESSAGE("float32 composition: largest difference " << largest_difference << ", smallest bound " << smallest_bound);
 }
 
+/// A layer pair of several blocks of source heads (d = 32: blocks of 8 sources, so 12 sources make
+/// a block of 8 and one of 4) from random factors: float64_block gives float64 compose()'s pairs
+/// to the bit for every source, and float32 compose() each score within its bound of them.
+BOOST_AUTO_TEST_CASE(composition_blocks_of_sources)
+{
+    const std::size_t Hs = 12, Ht = 4, G = 2, d = 32, D = 96;
+    std::mt19937 engine(7);
+    std::normal_distribution<double> normal(0, 1);
+    const auto random = [&](std::size_t r, std::size_t c) {
+        matrix m = xt::empty<double>({r, c});
+        for (auto& x : m) x = normal(engine);
+        return m;
+    };
+    layer_composition_factors earlier, later;
+    earlier.layer = 0, earlier.heads = Hs, earlier.d = d, earlier.groups = Hs, earlier.writes = random(D, Hs * d);
+    for (std::size_t s = 0; s < Hs; ++s) {
+        earlier.r_v.push_back(random(d, d));
+        earlier.ov_norm.push_back(1.0 + static_cast<double>(s));
+        earlier.r_v_norm.push_back(spectral_norm_bound(earlier.r_v.back()));
+    }
+    later.layer = 1, later.heads = Ht, later.d = d, later.groups = G, later.reads = random((Ht + 2 * G) * d, D);
+    for (std::size_t t = 0; t < Ht; ++t) {
+        later.group.push_back(t / 2);
+        later.r_o.push_back(random(d, d)), later.r_q.push_back(random(d, d));
+        later.qk_norm.push_back(2.0), later.ov_norm.push_back(3.0);
+        later.r_o_norm.push_back(spectral_norm_bound(later.r_o.back())), later.r_q_norm.push_back(spectral_norm_bound(later.r_q.back()));
+    }
+    later.reads32 = to_float32(later.reads.data(), later.reads.size());
+    for (std::size_t b = 0; b < Ht + 2 * G; ++b) later.read_norms.push_back(frobenius(std::span<const double>(later.reads.data() + b * d * D, d * D)));
+    BOOST_TEST(layer_pair_products::sources_per_block(Hs, d) == 8u);
+    std::vector<composition_score> f64, f32;
+    compose(earlier, later, f64, nullptr, product_precision::float64);
+    compose(earlier, later, f32, nullptr, product_precision::float32);
+    BOOST_TEST_REQUIRE(f64.size() == Hs * Ht);
+    BOOST_TEST_REQUIRE(f32.size() == Hs * Ht);
+    for (std::size_t s = 0; s < Hs; ++s) {
+        const auto [first, block] = float64_block(earlier, s, later);
+        BOOST_TEST(first == (s < 8 ? 0u : 8u));
+        BOOST_TEST(block.size() == (s < 8 ? 8u : 4u) * Ht);
+        for (std::size_t t = 0; t < Ht; ++t) {
+            const auto &a = block.at((s - first) * Ht + t), &b = f64[s * Ht + t], &c = f32[s * Ht + t];
+            BOOST_TEST((a.source_head == s && b.source_head == s && c.source_head == s && a.target_head == t && b.target_head == t && c.target_head == t));
+            BOOST_TEST((a.q == b.q && a.k == b.k && a.v == b.v));
+            BOOST_TEST((b.q_bound == 0 && b.k_bound == 0 && b.v_bound == 0));
+            BOOST_TEST((c.q_bound > 0 && c.k_bound > 0 && c.v_bound > 0));
+            BOOST_TEST(std::abs(c.q - b.q) <= c.q_bound);
+            BOOST_TEST(std::abs(c.k - b.k) <= c.k_bound);
+            BOOST_TEST(std::abs(c.v - b.v) <= c.v_bound);
+            BOOST_TEST(c.q != b.q);  // the float32 path ran
+        }
+    }
+    // Below 1 the partners would be decided inside the bounds: refused before any work.
+    for (const double scale : {0.5, std::numeric_limits<double>::infinity()}) {
+        circuit_search_settings settings;
+        settings.partner_bound_scale = scale;
+        BOOST_CHECK_THROW(layer_circuits(4, 4, D, settings), std::invalid_argument);
+    }
+}
+
 /// A circuit's partners from bounded scores (circuit_search.hpp): decided from the float32 scores
 /// while every bound leaves the cut at a tenth of the largest weight and the order as they are;
 /// otherwise from the float64 scores `exact` gives, and never without them.

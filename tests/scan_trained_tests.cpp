@@ -528,6 +528,7 @@ BOOST_AUTO_TEST_CASE(float32_and_float64_scans_give_the_same_answers)
             BOOST_TEST(std::abs(a.v - b.v) <= a.v_bound, name);
         }
         composition_recomputed += fast.composition_recomputed;
+        BOOST_TEST(slow.composition_recomputed == 0u, name);  // float64 has nothing to recompute
         // The partners' float64 path, run by widening the bounds they are decided by far past any
         // score (every decision open): the float64 scan's circuits, shares and all, to the bit.
         scan::scan_options widened;
@@ -543,6 +544,7 @@ BOOST_AUTO_TEST_CASE(float32_and_float64_scans_give_the_same_answers)
         widened_recomputed += decided.composition_recomputed;
     }
     if (models == 0) return;
+    BOOST_TEST(widened_recomputed > 0u);  // the trained models have partners: the float64 path ran
     BOOST_TEST_MESSAGE("float32 against float64 on " << models << " models: " << recomputed << " tokens and " << composition_recomputed
                                                        << " composition pairs recomputed in float64; " << widened_recomputed
                                                        << " with the partners' bounds widened 10^12 times");

@@ -315,6 +315,7 @@ inline std::vector<circuit_partner> side_partners(const offset_writes& writes, s
             if (e.attention.size() <= k) continue;
             const bounded_score c = score(e);
             const double weight = e.attention[k] * c.value;
+            if (!(c.bound >= 0) || !std::isfinite(c.bound)) return false;  // no bound: nothing decided
             const double bound = c.bound == 0 ? 0.0 : (1 + 1e-12) * e.attention[k] * c.bound + 1e-15 * std::abs(weight);
             all.push_back({e.layer, e.head, e.attention[k], weight});
             bounds.push_back(bound);

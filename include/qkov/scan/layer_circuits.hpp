@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -41,6 +42,9 @@ public:
     /// width D; `settings.window` offsets.
     layer_circuits(std::size_t readout_tokens, std::size_t most, std::size_t D, const circuit_search_settings& settings) : settings_(settings)
     {
+        // Below 1 the partners would be decided inside the bounds: unsound, so refused.
+        if (!(settings.partner_bound_scale >= 1) || !std::isfinite(settings.partner_bound_scale))
+            throw std::invalid_argument("qkov: partner_bound_scale " + std::to_string(settings.partner_bound_scale) + " is not a finite number >= 1");
         const std::size_t by_memory = std::max<std::size_t>(1, circuit_writes_memory / (std::max<std::size_t>(settings.window, 1) * D * sizeof(double)));
         const std::size_t cap = std::max<std::size_t>(1, std::min(most, by_memory));
         const std::size_t stride = (readout_tokens + cap - 1) / cap;

@@ -433,7 +433,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             const auto float64 = [&](std::size_t source_layer, std::size_t source_head, std::size_t target_head) {
                 auto& e = earlier.at(source_layer);
                 if (e.layer != source_layer) throw std::logic_error("qkov: the earlier layers' factors are not in layer order");
-                const std::size_t group = source_head / layer_pair_products::sources_per_block(e.heads, e.d);
+                const std::size_t group = source_head / layer_pair_products::sources_per_block(e.heads, mine.d);
                 auto it = float64_blocks.find({source_layer, group});
                 if (it == float64_blocks.end()) {
                     if (loaded != source_layer) {
@@ -443,7 +443,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
                     it = float64_blocks.emplace(std::pair{source_layer, group}, float64_block(e, source_head, mine)).first;
                     result.composition_recomputed += it->second.second.size();
                 }
-                return it->second.second.at((source_head - it->second.first) * mine.heads + target_head);
+                const auto& c = it->second.second.at((source_head - it->second.first) * mine.heads + target_head);
+                if (c.source_layer != source_layer || c.source_head != source_head || c.target_head != target_head)
+                    throw std::logic_error("qkov: a float64 block does not hold the pair asked for");
+                return c;
             };
             circuits->search_layer(lw, rows, evidence.residual_scale.at(l), evidence.proxy.learned_positions ? std::nullopt : m.config().rope_at(l),
                                    result.composition, float64, &*evidence.readout, evidence.pass.decoder.get(), metrics);
