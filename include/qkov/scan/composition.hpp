@@ -71,16 +71,22 @@ struct layer_composition_factors {
     matrix writes;             ///< D x Hd: the heads' W_o side by side; empty between the pairs that need it
     std::vector<matrix> r_v, r_o, r_q;     ///< per head, R of W_v^T, of W_o and of W_q^T (d x d); r_o and r_q empty once only written to
     std::vector<double> qk_norm, ov_norm;  ///< ||QK||_F and ||OV||_F per head
-    // What a float32 scan's bounds need: the stack in float32 and the Frobenius norm of each of its
-    // d-row blocks, and per head upper bounds on the spectral norms of R_o and R_q (empty in
-    // float64, and once only written to), and of R_v (always: a shard's earlier layers have it).
+    // What a float32 scan's bounds need (empty in float64): the stack in float32 and the Frobenius
+    // norm of each of its d-row blocks, per head upper bounds on the spectral norms of R_o and R_q
+    // (emptied once only written to), and of R_v.
     std::vector<float> reads32;
     std::vector<double> read_norms;
     std::vector<double> r_v_norm, r_o_norm, r_q_norm;
 };
 
-/// An upper bound on ||r||_2: LAPACK's largest singular value with room (composition's comment).
-inline double spectral_norm_bound(const matrix& r) { return r.size() ? (1 + 1e-6) * checked_svd(r).s(0) : 0.0; }
+/// An upper bound on ||r||_2 of a square r: LAPACK's largest singular value (values only, as T3's)
+/// with room (composition's comment).
+inline double spectral_norm_bound(const matrix& r)
+{
+    if (r.size() == 0) return 0.0;
+    if (r.shape()[0] != r.shape()[1]) throw std::invalid_argument("qkov: spectral_norm_bound takes a square matrix");
+    return (1 + 1e-6) * square_singular_values(r.shape()[0])(r.data(), r.shape()[1])(0);
+}
 
 /// D x Hd: the heads' W_o side by side, what a layer writes into the residual stream.
 inline matrix written_by(const std::vector<model::head_weights>& heads)
@@ -97,7 +103,8 @@ inline matrix written_by(const std::vector<model::head_weights>& heads)
 /// layers A..B reads of the layers before A (scan_model.hpp). ||OV||_F is the norm of the same
 /// d x d core R_o R_v^T that measure_head's OV spectrum takes it from, and the Rs come from the
 /// same geqrf, so a shard's scores equal the whole scan's to the bit.
-inline layer_composition_factors written_factors(const std::vector<model::head_weights>& heads)
+inline layer_composition_factors written_factors(const std::vector<model::head_weights>& heads,
+                                                 product_precision precision = product_precision::float64)
 {
     layer_composition_factors f;
     if (heads.empty()) return f;
@@ -106,7 +113,7 @@ inline layer_composition_factors written_factors(const std::vector<model::head_w
         require_finite(h.w_v, h, "W_v"), require_finite(h.w_o, h, "W_o");
         f.r_v.push_back(r_factor_transpose(h.w_v));
         f.ov_norm.push_back(frobenius(multiply(r_factor(h.w_o), f.r_v.back(), false, true)));
-        f.r_v_norm.push_back(spectral_norm_bound(f.r_v.back()));
+        if (precision == product_precision::float32) f.r_v_norm.push_back(spectral_norm_bound(f.r_v.back()));
     }
     f.writes = written_by(heads);
     return f;
@@ -139,9 +146,9 @@ inline layer_composition_factors composition_factors(const std::vector<model::he
         f.r_o.push_back(factors[h].o.r);
         f.qk_norm.push_back(metrics[h].qk.frobenius);
         f.ov_norm.push_back(metrics[h].ov.frobenius);
-        f.r_v_norm.push_back(spectral_norm_bound(f.r_v.back()));
     }
     if (precision == product_precision::float32) {
+        for (const auto& r : f.r_v) f.r_v_norm.push_back(spectral_norm_bound(r));
         f.reads32 = to_float32(f.reads.data(), f.reads.size());
         for (std::size_t b = 0; b < H + 2 * G; ++b) f.read_norms.push_back(frobenius(std::span<const double>(block(b), d * D)));
         for (std::size_t h = 0; h < H; ++h) f.r_o_norm.push_back(spectral_norm_bound(f.r_o[h])), f.r_q_norm.push_back(spectral_norm_bound(f.r_q[h]));
@@ -227,7 +234,8 @@ public:
         group_ = sources_per_block(Hs, d);
         single_ = precision == product_precision::float32;
         if (!single_) return;
-        if (later.reads32.size() != later.reads.size()) throw std::invalid_argument("qkov: a float32 composition needs the later layer's float32 stack");
+        if (later.reads32.size() != later.reads.size() || earlier.r_v_norm.size() != earlier.heads)
+            throw std::invalid_argument("qkov: a float32 composition needs both layers' factors made for float32");
         long double reads = 0, writes = 0;
         for (const double n : later.read_norms) reads += static_cast<long double>(n) * n;
         // ||W_o(s)||_F per source: its d columns of every row, in one pass along the rows. Summed in

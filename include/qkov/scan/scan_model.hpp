@@ -365,7 +365,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
     }
     std::vector<layer_composition_factors> earlier;
     for (std::size_t l = 0; l < options.first_layer; ++l) {
-        earlier.push_back(written_factors(m.layer(l).heads));
+        earlier.push_back(written_factors(m.layer(l).heads, options.precision));
         earlier.back().writes = matrix();  // read again for each pair (layer_composition_factors)
         if (!shared) carry_earlier_layer(m, l, options, evidence, circuits);
     }
