@@ -438,6 +438,29 @@ BOOST_AUTO_TEST_CASE(copying_tally_counts_only_what_the_bound_decides)
 /// same layer read with every token at once and with each head's values made its own (its kv_head
 /// set apart, so nothing is shared). The fixtures: Llama with 4 heads on 2 key/value heads, GPT-2
 /// with its final LayerNorm (the centred read-out).
+BOOST_AUTO_TEST_CASE(column_sums_in_blocks_are_the_rows_sums)
+{
+    matrix first = {{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, second = {{7.0, 8.0, 10.0}};
+    vector total = xt::zeros<double>({3});
+    add_column_sums(total, first);
+    add_column_sums(total, second);
+    BOOST_TEST(total(0) == 12.0);
+    BOOST_TEST(total(1) == 15.0);
+    BOOST_TEST(total(2) == 19.0);
+    vector narrow = xt::zeros<double>({2});
+    BOOST_CHECK_THROW(add_column_sums(narrow, first), std::invalid_argument);
+    // The proxy pass's mean embedding, read in blocks of 3 rows, against xtensor's mean of the whole
+    // embedding.
+    const auto dir = qkov::test::shared_dir_or_skip("fixtures/models/llama");
+    if (dir.empty()) return;
+    const auto m = qkov::runs::open_model(dir);
+    const auto mean = mean_token_embedding(m, 3);
+    BOOST_TEST_REQUIRE(mean.has_value());
+    const vector whole = xt::mean(*m.embedding(), {0});
+    BOOST_TEST_REQUIRE(mean->size() == whole.size());
+    for (std::size_t j = 0; j < whole.size(); ++j) BOOST_TEST((*mean)(j) == whole(j), boost::test_tools::tolerance(1e-12));
+}
+
 BOOST_AUTO_TEST_CASE(per_token_copying_independent_of_its_chunks_and_sharing)
 {
     for (const char* name : {"llama", "gpt2"}) {

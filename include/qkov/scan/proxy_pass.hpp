@@ -31,6 +31,7 @@
 #include "qkov/model/attention_model.hpp"
 #include "qkov/model/head_weights.hpp"
 #include "qkov/numeric/uniform_below.hpp"
+#include "qkov/scan/column_sums.hpp"
 
 namespace qkov::scan {
 
@@ -110,7 +111,7 @@ inline std::optional<vector> mean_token_embedding(const model::attention_model& 
     if (!m.has_embedding()) return std::nullopt;
     const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
     vector sum = xt::zeros<double>({D});
-    for (std::size_t first = 0; first < V; first += block_rows) sum += xt::sum(*m.embedding_rows(first, std::min(block_rows, V - first)), {0});
+    for (std::size_t first = 0; first < V; first += block_rows) add_column_sums(sum, *m.embedding_rows(first, std::min(block_rows, V - first)));
     return vector(sum / static_cast<double>(std::max<std::size_t>(V, 1)));
 }
 

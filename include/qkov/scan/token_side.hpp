@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "qkov/model/attention_model.hpp"
+#include "qkov/scan/column_sums.hpp"
 #include "qkov/scan/copying_score.hpp"
 
 namespace qkov::scan {
@@ -36,12 +37,12 @@ inline token_side read_token_side(const model::attention_model& m, std::size_t b
     for (std::size_t first = 0; first < V; first += block_rows) {
         const std::size_t n = std::min(block_rows, V - first);
         const matrix e = *m.embedding_rows(first, n);
-        e_sum += xt::sum(e, {0});
+        add_column_sums(e_sum, e);
         if (tied) {
             add_token_rows(g, e, nullptr);
         } else if (has_unembedding) {
             const matrix u = *m.unembedding_rows(first, n);
-            u_sum += xt::sum(u, {0});
+            add_column_sums(u_sum, u);
             add_token_rows(g, e, &u);
         }
     }
