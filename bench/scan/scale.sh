@@ -9,13 +9,15 @@
 #   LAYERS=2 bench/scan/scale.sh      (THREADS, default every core; QKOV, default
 #                                      build/default/apps/qkov/qkov; MODEL=DIR scans a model
 #                                      written before instead of writing one; KEEP=1 keeps it;
-#                                      HEAP=0 skips the heaptrack run)
+#                                      HEAP=0 skips the heaptrack run; PRECISION=float64
+#                                      scans with --precision float64, default float32)
 # The model takes 2.1 GB plus 0.44 GB per layer on disk (14.0 GB at 32 layers), in a temporary
 # directory (TMPDIR) removed at exit unless KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 layers=${LAYERS:-2}
 threads=${THREADS:-$(nproc)}
+precision=${PRECISION:-float32}
 . bench/timing.sh  # median, timed_run, bench_programs, scratch_directory
 bench_programs  # qkov, python
 if [[ -n ${MODEL:-} ]]; then
@@ -45,14 +47,14 @@ PY
 )
 echo "bench: numpy dgemm 4096^3 at $gflops GFLOP/s with OPENBLAS_NUM_THREADS=$threads" >&2
 : > "$tmp/log"
-echo "bench: qkov scan, $threads threads" >&2
-timed_run "$tmp/log" "$tmp/scan.err" qkov sh -c 'exec "$0" scan "$1" --quiet --threads "$2" --json "$3" --timings "$4" > /dev/null' \
-  "$qkov" "$model" "$threads" "$tmp/scan.json" "$tmp/timings.json"
+echo "bench: qkov scan, $threads threads, --precision $precision" >&2
+timed_run "$tmp/log" "$tmp/scan.err" qkov sh -c 'exec "$0" scan "$1" --quiet --threads "$2" --precision "$5" --json "$3" --timings "$4" > /dev/null' \
+  "$qkov" "$model" "$threads" "$tmp/scan.json" "$tmp/timings.json" "$precision"
 read -r _ wall rss cpu < "$tmp/log"
 heap=-
 if [[ ${HEAP:-1} == 1 ]] && command -v heaptrack > /dev/null; then
   echo "bench: the same scan under heaptrack, for the heap's peak" >&2
-  heaptrack -o "$tmp/heap" "$qkov" scan "$model" --quiet --threads "$threads" > /dev/null 2> "$tmp/heap.err"
+  heaptrack -o "$tmp/heap" "$qkov" scan "$model" --quiet --threads "$threads" --precision "$precision" > /dev/null 2> "$tmp/heap.err"
   heap=$(heaptrack_print "$tmp"/heap.*zst 2> /dev/null | awk '/^peak heap memory consumption/ {v = $5; u = substr(v, length(v)); n = substr(v, 1, length(v) - 1);
     f = (u == "G") ? 2^30 : (u == "M") ? 2^20 : (u == "K") ? 2^10 : 1; if (u ~ /[0-9]/) {n = v; f = 1}; printf "%.0f", n * f}')
 fi
