@@ -22,11 +22,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -424,9 +426,17 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
         multiply_into(n, stride, d, out.data(), d, false, padded.data(), d, true, logits.data(), stride);
         return stride;
     };
-    // Float32: per head, the (token read, block) pairs whose block left some of the token's entries
-    // open, with what the block's decided entries counted (docs/SCAN-LABELS.md).
-    std::vector<std::vector<detail::open_block>> open(in_float32 ? H : 0);
+    // Float32: per head, what each block's decided entries counted for each token read (above and
+    // below, T x blocks pairs); a block that counted fewer than the token's others in it left some
+    // of the token's entries open (docs/SCAN-LABELS.md). Dense and 16-bit: nearly every block
+    // leaves some entry of a token inside its bound, and a record per open (token, block) took 1.1
+    // GB of a layer's heap at Llama-3-8B's shape (a whole 2-layer scan under heaptrack: 2.64 GB);
+    // these take 4 MB a head.
+    const std::size_t V = r.vocabulary, blocks = block_rows == 0 ? 0 : (V + block_rows - 1) / block_rows;
+    if (in_float32 && block_rows > std::numeric_limits<std::uint16_t>::max())
+        throw std::invalid_argument("qkov: the float32 per-token copying counts a block's entries in 16 bits: at most 65,535 rows a block, not " +
+                                    std::to_string(block_rows));
+    std::vector<std::vector<std::uint16_t>> counted(in_float32 ? H : 0, std::vector<std::uint16_t>(in_float32 ? 2 * T * blocks : 0));
     pass.for_each_output_block(
         [&](std::size_t first, const numeric::tensor2<double>& unembedding_rows) {
             matrix rows = unembedding_rows;
@@ -469,10 +479,9 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
                     // has open entries here: kept with what the block counted, from the counts
                     // alone (integers, whatever the compiler made of the bound's arithmetic).
                     for (std::size_t i = 0; i < m; ++i) {
-                        const std::size_t t = i0 + i, token = r.tokens[t];
-                        const double counted_above = tally.above[t] - above[i], counted_below = tally.below[t] - below[i];
-                        const double others = static_cast<double>(n - (token >= first && token < first + n ? 1 : 0));
-                        if (counted_above + counted_below < others) open[h].push_back({t, first, counted_above, counted_below});
+                        const std::size_t t = i0 + i;
+                        std::uint16_t* here = counted[h].data() + 2 * (t * blocks + first / block_rows);
+                        here[0] = static_cast<std::uint16_t>(tally.above[t] - above[i]), here[1] = static_cast<std::uint16_t>(tally.below[t] - below[i]);
                     }
                 }
             });
@@ -488,13 +497,16 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
         for (std::size_t h = 0; h < H; ++h) {
             const auto undecided = tallies[h].undecided_tokens(r.vocabulary);
             recomputed[h] = undecided.size();
-            std::vector<bool> is_undecided(T, false);
-            for (const std::size_t t : undecided) is_undecided[t] = true;
-            for (const auto& o : open[h])
-                if (is_undecided[o.token]) {
-                    auto& heads_here = by_block[o.first];
+            for (const std::size_t t : undecided)
+                for (std::size_t b = 0; b < blocks; ++b) {
+                    // The block's other tokens (the token's own row is not one) all counted: none open.
+                    const std::size_t first = b * block_rows, n = std::min(block_rows, V - first), token = r.tokens[t];
+                    const std::uint16_t* here = counted[h].data() + 2 * (t * blocks + b);
+                    const double counted_above = here[0], counted_below = here[1];
+                    if (counted_above + counted_below >= static_cast<double>(n - (token >= first && token < first + n ? 1 : 0))) continue;
+                    auto& heads_here = by_block[first];
                     heads_here.resize(H);
-                    heads_here[h].push_back(o);
+                    heads_here[h].push_back({t, first, counted_above, counted_below});
                 }
         }
         if (!by_block.empty())
