@@ -38,6 +38,7 @@ else
 fi
 export OPENBLAS_NUM_THREADS=$threads
 echo "load: $(uptime)"
+echo "precision: $precision"
 gflops=$("$python" - <<'PY'
 import time, numpy as np
 a, b = np.random.default_rng(0).standard_normal((2, 4096, 4096))

@@ -110,6 +110,7 @@ inline std::optional<vector> mean_token_embedding(const model::attention_model& 
 {
     if (!m.has_embedding()) return std::nullopt;
     const std::size_t V = m.config().vocab_size, D = m.config().hidden_size;
+    block_rows = std::max<std::size_t>(block_rows, 1);
     vector sum = xt::zeros<double>({D});
     for (std::size_t first = 0; first < V; first += block_rows) add_column_sums(sum, *m.embedding_rows(first, std::min(block_rows, V - first)));
     return vector(sum / static_cast<double>(std::max<std::size_t>(V, 1)));

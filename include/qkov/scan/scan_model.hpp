@@ -420,6 +420,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         }
         timing.composition_seconds = seconds_since(composition_start);
         timing.t3_seconds = t3_seconds.load();
+        // A float32 scan's copy of the stack (100 MB a layer at Llama-3-8B's shape) served the
+        // products above only: the partners' float64 blocks read the float64 stack. Gone before the
+        // circuit search, where a deep layer's heap peaks.
+        std::vector<float>().swap(mine.reads32);
         if (circuits) {
             // The layer's heads against what the layers above wrote (the pairs into it name the
             // partners), then its own writes for the layers below.
@@ -462,7 +466,6 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         // instead of 13, 0.26 GB less over 32 layers).
         mine.reads = matrix();
         mine.r_o = {}, mine.r_q = {};
-        std::vector<float>().swap(mine.reads32);  // a float32 scan's copy of the stack: 100 MB a layer at Llama-3-8B's shape
         mine.read_norms = {}, mine.r_o_norm = {}, mine.r_q_norm = {};
         earlier.push_back(std::move(mine));
         if (options.on_layer) options.on_layer(l, metrics, timing);
