@@ -563,8 +563,9 @@ BOOST_AUTO_TEST_CASE(float32_copying_is_bounded_and_decides_as_float64)
                         recomputed += f32[h].recomputed;
                         recomputed_in_blocks += f32_blocks[h].recomputed;
                     }
-                // A block's counts are kept in 16 bits.
+                // A block's counts are kept in 16 bits; a block holds at least one row.
                 BOOST_CHECK_THROW(copying_per_token(heads, r, *evidence.pass.decoder, 70000, 512, nullptr, product_precision::float32), std::invalid_argument);
+                BOOST_CHECK_THROW(copying_per_token(heads, r, *evidence.pass.decoder, 0, 512, nullptr, product_precision::float64), std::invalid_argument);
                 if (r.centres) continue;  // the bound's own check below reads W_o as it is (RMSNorm: C = I)
                 // Every entry of the first block: the float32 logit against the float64 one.
                 const matrix& x = r.effective.rows.at(l);

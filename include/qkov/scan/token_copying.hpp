@@ -352,6 +352,7 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
                                                     product_precision precision = product_precision::float64)
 {
     if (heads.empty()) return {};
+    if (block_rows == 0) throw std::invalid_argument("qkov: the per-token copying reads the vocabulary in blocks of at least one row");
     const std::size_t H = heads.size(), D = heads[0].w_o.shape()[0], d = heads[0].w_o.shape()[1], T = r.tokens.size();
     // The tally finds the row that reads a vocabulary token by bisection.
     if (std::adjacent_find(r.tokens.begin(), r.tokens.end(), std::greater_equal<>()) != r.tokens.end())
@@ -432,7 +433,7 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
     // leaves some entry of a token inside its bound, and a record per open (token, block) took 1.1
     // GB of a layer's heap at Llama-3-8B's shape (a whole 2-layer scan under heaptrack: 2.64 GB);
     // these take 4 MB a head.
-    const std::size_t V = r.vocabulary, blocks = block_rows == 0 ? 0 : (V + block_rows - 1) / block_rows;
+    const std::size_t V = r.vocabulary, blocks = (V + block_rows - 1) / block_rows;
     if (in_float32 && block_rows > std::numeric_limits<std::uint16_t>::max())
         throw std::invalid_argument("qkov: the float32 per-token copying counts a block's entries in 16 bits: at most 65,535 rows a block, not " +
                                     std::to_string(block_rows));
@@ -475,9 +476,9 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
                         const auto bound = bounds.row(row_norm[j], out_norm[j], f);
                         tally.add(first + j, i0, m, logits.data() + j * m, r.tokens.data() + i0, &bound);
                     }
-                    // A token whose block counted fewer than its n others (its own row excluded)
-                    // has open entries here: kept with what the block counted, from the counts
-                    // alone (integers, whatever the compiler made of the bound's arithmetic).
+                    // What the block counted for each token, from the counts alone (integers,
+                    // whatever the compiler made of the bound's arithmetic): fewer than the block's
+                    // others (the token's own row excluded), and the token has open entries here.
                     for (std::size_t i = 0; i < m; ++i) {
                         const std::size_t t = i0 + i;
                         std::uint16_t* here = counted[h].data() + 2 * (t * blocks + first / block_rows);
