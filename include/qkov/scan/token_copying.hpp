@@ -430,9 +430,8 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
     // Float32: per head, what each block's decided entries counted for each token read (above and
     // below, T x blocks pairs); a block that counted fewer than the token's others in it left some
     // of the token's entries open (docs/SCAN-LABELS.md). Dense and 16-bit: nearly every block
-    // leaves some entry of a token inside its bound, and a record per open (token, block) took 1.1
-    // GB of a layer's heap at Llama-3-8B's shape (a whole 2-layer scan under heaptrack: 2.64 GB);
-    // these take 4 MB a head.
+    // leaves some entry of a token inside its bound, so a record per open (token, block) would
+    // hold about T x blocks records a head (1 GB a layer at Llama-3-8B's shape); these take 4 MB a head.
     const std::size_t V = r.vocabulary, blocks = (V + block_rows - 1) / block_rows;
     if (in_float32 && block_rows > std::numeric_limits<std::uint16_t>::max())
         throw std::invalid_argument("qkov: the float32 per-token copying counts a block's entries in 16 bits: at most 65,535 rows a block, not " +
