@@ -70,41 +70,17 @@ struct circuit_search_settings {
 
 /// What a layer's heads read at each side offset, and the weights that turn it into their queries
 /// and keys. Sides are formed on demand for the tokens asked for: the cost bound reads a few hundred
-/// tokens of every side, the full test all of them for the few candidates that pass.
+/// tokens of every side, the full test all of them for the few candidates that pass. The heads'
+/// own W_q and W_k are read in place and a head's weights through the norm made per call (d x D):
+/// stacked copies of both for every head were 0.54 GB at Llama-3-8B's shape, the circuit search's
+/// largest part of a deep layer's heap.
 class layer_sides {
 public:
     /// `rows` (S x D): the sampled tokens' effective embeddings at the layer; `writes` what the
-    /// layers above wrote for the same tokens.
+    /// layers above wrote for the same tokens. Every argument is read, not copied: they outlive it.
     layer_sides(const std::vector<model::head_weights>& heads, const matrix& rows, const offset_writes& writes, const model::norm_weights& norm, double rho)
-        : rows_(rows), writes_(writes), d_(heads[0].w_q.shape()[0])
+        : heads_(heads), rows_(rows), writes_(writes), norm_(norm), rho_(rho), d_(heads[0].w_q.shape()[0])
     {
-        const std::size_t H = heads.size(), D = heads[0].w_q.shape()[1];
-        for (const bool query : {true, false}) {
-            matrix w = xt::empty<double>({H * d_, D});
-            vector b = xt::zeros<double>({H * d_});
-            for (std::size_t h = 0; h < H; ++h) {
-                const auto& wh = query ? heads[h].w_q : heads[h].w_k;
-                const auto& bh = query ? heads[h].b_q : heads[h].b_k;
-                for (std::size_t i = 0; i < d_; ++i) {
-                    for (std::size_t j = 0; j < D; ++j) w(h * d_ + i, j) = wh(i, j);
-                    if (bh.size()) b(h * d_ + i) = bh(i);
-                }
-            }
-            // The norm acts on an added vector linearly (through_norm_scale), so W N(v) = W' v with
-            // W' = W diag(g / rho), centred along each row under LayerNorm: the writes are projected
-            // as they are, never normed copies of them.
-            matrix through = w;
-            for (std::size_t i = 0; i < H * d_; ++i) {
-                double mean = 0;
-                for (std::size_t j = 0; j < D; ++j) mean += (through(i, j) *= norm.weight(j) / rho);
-                mean /= static_cast<double>(D);
-                if (norm.kind == io::norm_kind::layer_norm)
-                    for (std::size_t j = 0; j < D; ++j) through(i, j) -= mean;
-            }
-            (query ? direct_q_ : direct_k_) = std::move(w);
-            (query ? written_q_ : written_k_) = std::move(through);
-            (query ? bias_q_ : bias_k_) = std::move(b);
-        }
     }
 
     [[nodiscard]] std::size_t window() const { return writes_.by_offset.size(); }
@@ -116,7 +92,8 @@ public:
     [[nodiscard]] matrix side(std::size_t h, std::size_t k, bool query, const std::vector<std::size_t>* which) const
     {
         const matrix& input = k == 0 ? rows_ : writes_.by_offset[k - 1];
-        const matrix& weights = k == 0 ? (query ? direct_q_ : direct_k_) : (query ? written_q_ : written_k_);
+        const matrix& own = query ? heads_[h].w_q : heads_[h].w_k;
+        const matrix weights = k == 0 ? matrix() : through_norm(own);
         const std::size_t D = input.shape()[1];
         matrix picked;
         if (which) {
@@ -127,22 +104,39 @@ public:
         const matrix& in = which ? picked : input;
         const std::size_t n = in.shape()[0];
         matrix out = xt::empty<double>({n, d_});
-        multiply_into(n, d_, D, in.data(), D, false, weights.data() + h * d_ * D, D, true, out.data(), d_);
+        multiply_into(n, d_, D, in.data(), D, false, (k == 0 ? own : weights).data(), D, true, out.data(), d_);
         if (k == 0) {
-            const auto& bias = query ? bias_q_ : bias_k_;
+            const auto& bias = query ? heads_[h].b_q : heads_[h].b_k;
             for (std::size_t t = 0; t < n; ++t)
-                for (std::size_t i = 0; i < d_; ++i) out(t, i) += bias(h * d_ + i);
+                for (std::size_t i = 0; i < d_; ++i) out(t, i) += bias.size() ? bias(i) : 0.0;
         }
         return out;
     }
 
 private:
+    /// The norm acts on an added vector linearly (through_norm_scale), so W N(v) = W' v with
+    /// W' = W diag(g / rho), centred along each row under LayerNorm: the writes are projected as
+    /// they are, never normed copies of them.
+    [[nodiscard]] matrix through_norm(const matrix& w) const
+    {
+        const std::size_t D = w.shape()[1];
+        matrix through = w;
+        for (std::size_t i = 0; i < d_; ++i) {
+            double mean = 0;
+            for (std::size_t j = 0; j < D; ++j) mean += (through(i, j) *= norm_.weight(j) / rho_);
+            mean /= static_cast<double>(D);
+            if (norm_.kind == io::norm_kind::layer_norm)
+                for (std::size_t j = 0; j < D; ++j) through(i, j) -= mean;
+        }
+        return through;
+    }
+
+    const std::vector<model::head_weights>& heads_;
     const matrix& rows_;
     const offset_writes& writes_;
+    const model::norm_weights& norm_;
+    double rho_;
     std::size_t d_;
-    matrix direct_q_, direct_k_;    ///< H d x D: every head's W_q (W_k), for offset 0
-    matrix written_q_, written_k_;  ///< the same through the norm's action, for the writes
-    vector bias_q_, bias_k_;        ///< H d (zeros without biases)
 };
 
 /// The norm's action on an added vector: centred first under LayerNorm, times g / rho.
