@@ -376,7 +376,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
         evidence.advance_to(l);
         const double pass_seconds = seconds_since(layer_start);
         const auto copying_start = clock::now();
-        const auto lw = m.layer(l);
+        auto lw = m.layer(l);
         const std::size_t H = lw.heads.size();
         std::vector<head_factors> factors(H);
         std::vector<head_metrics> metrics(H);
@@ -410,6 +410,10 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             if (f) std::rethrow_exception(f);
         if (const auto* input = evidence.proxy.at(l); input && options.keep_proxy_inputs) result.proxy_inputs.push_back({l, input->normed, input->mean});
         auto mine = composition_factors(lw.heads, factors, metrics, options.precision);
+        // The composition reads the layer through its factors only: its weights (0.54 GB at
+        // Llama-3-8B's shape, the largest part of a deep layer's heap while it composes) go now and
+        // the circuit search reads them from the file again (the same values).
+        lw.heads = {};
         layer_timing timing{l, seconds_since(layer_start), 0.0, pass_seconds, copying_seconds, 0.0};
         const auto composition_start = clock::now();
         std::atomic<double> t3_seconds = 0.0;
@@ -428,6 +432,7 @@ inline scan_result scan_model(const model::attention_model& m, scan_options opti
             // The layer's heads against what the layers above wrote (the pairs into it name the
             // partners), then its own writes for the layers below.
             const auto circuit_start = clock::now();
+            lw = m.layer(l);
             const matrix& rows = evidence.readout->effective.rows.at(l);
             // A pair the partners need in float64: its block of sources made again as the float64
             // scan makes it, kept for the layer's search; its source layer's W_o read again, one
