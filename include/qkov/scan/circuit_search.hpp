@@ -82,6 +82,9 @@ public:
         : heads_(heads), rows_(rows), writes_(writes), norm_(norm), rho_(rho), d_(heads[0].w_q.shape()[0])
     {
     }
+    // A temporary's heads or norm (m.layer(l).heads) would be gone before the sides are read.
+    layer_sides(std::vector<model::head_weights>&&, const matrix&, const offset_writes&, const model::norm_weights&, double) = delete;
+    layer_sides(const std::vector<model::head_weights>&, const matrix&, const offset_writes&, model::norm_weights&&, double) = delete;
 
     [[nodiscard]] std::size_t window() const { return writes_.by_offset.size(); }
     [[nodiscard]] std::size_t tokens() const { return rows_.shape()[0]; }
