@@ -71,9 +71,9 @@ struct circuit_search_settings {
 /// What a layer's heads read at each side offset, and the weights that turn it into their queries
 /// and keys. Sides are formed on demand for the tokens asked for: the cost bound reads a few hundred
 /// tokens of every side, the full test all of them for the few candidates that pass. The heads'
-/// own W_q and W_k are read in place and a head's weights through the norm made per call (d x D):
-/// stacked copies of both for every head were 0.54 GB at Llama-3-8B's shape, the circuit search's
-/// largest part of a deep layer's heap.
+/// own W_q and W_k are read in place and a head's weights through the norm made once per head and
+/// side (written_weights, d x D): stacked copies of both for every head were 0.54 GB at
+/// Llama-3-8B's shape, the circuit search's largest part of a deep layer's heap.
 class layer_sides {
 public:
     /// `rows` (S x D): the sampled tokens' effective embeddings at the layer; `writes` what the
@@ -90,40 +90,14 @@ public:
     [[nodiscard]] std::size_t tokens() const { return rows_.shape()[0]; }
     [[nodiscard]] std::size_t head_dim() const { return d_; }
 
-    /// Head h's query (or key) side at offset k for the sampled tokens `which` (all of them when
-    /// null): |which| x d.
-    [[nodiscard]] matrix side(std::size_t h, std::size_t k, bool query, const std::vector<std::size_t>* which) const
+    /// Head h's W_q (or W_k) through the norm's action (d x D): what its sides at offsets k >= 1
+    /// multiply the writes by. The norm acts on an added vector linearly (through_norm_scale), so
+    /// W N(v) = W' v with W' = W diag(g / rho), centred along each row under LayerNorm: the writes
+    /// are projected as they are, never normed copies of them.
+    [[nodiscard]] matrix written_weights(std::size_t h, bool query) const
     {
-        const matrix& input = k == 0 ? rows_ : writes_.by_offset[k - 1];
-        const matrix& own = query ? heads_[h].w_q : heads_[h].w_k;
-        const matrix weights = k == 0 ? matrix() : through_norm(own);
-        const std::size_t D = input.shape()[1];
-        matrix picked;
-        if (which) {
-            picked = xt::empty<double>({which->size(), D});
-            for (std::size_t r = 0; r < which->size(); ++r)
-                for (std::size_t j = 0; j < D; ++j) picked(r, j) = input((*which)[r], j);
-        }
-        const matrix& in = which ? picked : input;
-        const std::size_t n = in.shape()[0];
-        matrix out = xt::empty<double>({n, d_});
-        multiply_into(n, d_, D, in.data(), D, false, (k == 0 ? own : weights).data(), D, true, out.data(), d_);
-        if (k == 0) {
-            const auto& bias = query ? heads_[h].b_q : heads_[h].b_k;
-            for (std::size_t t = 0; t < n; ++t)
-                for (std::size_t i = 0; i < d_; ++i) out(t, i) += bias.size() ? bias(i) : 0.0;
-        }
-        return out;
-    }
-
-private:
-    /// The norm acts on an added vector linearly (through_norm_scale), so W N(v) = W' v with
-    /// W' = W diag(g / rho), centred along each row under LayerNorm: the writes are projected as
-    /// they are, never normed copies of them.
-    [[nodiscard]] matrix through_norm(const matrix& w) const
-    {
-        const std::size_t D = w.shape()[1];
-        matrix through = w;
+        matrix through = query ? heads_[h].w_q : heads_[h].w_k;
+        const std::size_t D = through.shape()[1];
         for (std::size_t i = 0; i < d_; ++i) {
             double mean = 0;
             for (std::size_t j = 0; j < D; ++j) mean += (through(i, j) *= norm_.weight(j) / rho_);
@@ -134,6 +108,38 @@ private:
         return through;
     }
 
+    /// Head h's query (or key) side at offset k for the sampled tokens `which` (all of them when
+    /// null): |which| x d.
+    [[nodiscard]] matrix side(std::size_t h, std::size_t k, bool query, const std::vector<std::size_t>* which) const
+    {
+        return side(h, k, query, which, k == 0 ? matrix() : written_weights(h, query));
+    }
+    /// The same with `written` = written_weights(h, query), made once for all of a head's offsets.
+    [[nodiscard]] matrix side(std::size_t h, std::size_t k, bool query, const std::vector<std::size_t>* which, const matrix& written) const
+    {
+        const matrix& input = k == 0 ? rows_ : writes_.by_offset[k - 1];
+        const matrix& weights = k == 0 ? (query ? heads_[h].w_q : heads_[h].w_k) : written;
+        const std::size_t D = input.shape()[1];
+        matrix picked;
+        if (which) {
+            picked = xt::empty<double>({which->size(), D});
+            for (std::size_t r = 0; r < which->size(); ++r)
+                for (std::size_t j = 0; j < D; ++j) picked(r, j) = input((*which)[r], j);
+        }
+        const matrix& in = which ? picked : input;
+        const std::size_t n = in.shape()[0];
+        matrix out = xt::empty<double>({n, d_});
+        if (weights.shape()[0] != d_ || weights.shape()[1] != D) throw std::invalid_argument("qkov: a side's weights are not d x D");
+        multiply_into(n, d_, D, in.data(), D, false, weights.data(), D, true, out.data(), d_);
+        if (k == 0) {
+            const auto& bias = query ? heads_[h].b_q : heads_[h].b_k;
+            for (std::size_t t = 0; t < n; ++t)
+                for (std::size_t i = 0; i < d_; ++i) out(t, i) += bias.size() ? bias(i) : 0.0;
+        }
+        return out;
+    }
+
+private:
     const std::vector<model::head_weights>& heads_;
     const matrix& rows_;
     const offset_writes& writes_;
@@ -247,10 +253,12 @@ inline std::vector<circuit_candidate> circuit_candidates(std::size_t h, const la
     for (std::size_t r = 0; r < bound_keys.size(); r += query_step) bound_queries.push_back(bound_keys[r]);
     std::vector<matrix> few_queries(W + 1), few_keys(W + 1);
     std::vector<std::optional<matrix>> queries(W + 1), keys(W + 1);  // every token's, formed when a candidate needs them
+    const matrix written_q = sides.written_weights(h, true), written_k = sides.written_weights(h, false);
     if (bounded)
-        for (std::size_t k = 0; k <= W; ++k) few_queries[k] = sides.side(h, k, true, &bound_queries), few_keys[k] = sides.side(h, k, false, &bound_keys);
+        for (std::size_t k = 0; k <= W; ++k)
+            few_queries[k] = sides.side(h, k, true, &bound_queries, written_q), few_keys[k] = sides.side(h, k, false, &bound_keys, written_k);
     const auto every = [&](std::vector<std::optional<matrix>>& cache, std::size_t k, bool query) -> const matrix& {
-        if (!cache[k]) cache[k] = sides.side(h, k, query, nullptr);
+        if (!cache[k]) cache[k] = sides.side(h, k, query, nullptr, query ? written_q : written_k);
         return *cache[k];
     };
     std::vector<circuit_candidate> out;
