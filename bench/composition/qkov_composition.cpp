@@ -1,10 +1,10 @@
 // One layer pair's composition (scan/composition.hpp's compose: the pair's product, the d x d
 // cores, T3's singular values, the scores and, in float32, their bounds) at Llama-3-8B's shape
-// (H = 32 heads in G = 8 key-value groups, d = 128, D = 4,096), with both layers' factors made of
-// seeded random numbers: the work does not depend on the values. Alternates --precision float64
-// and float32 for REPS rounds on THREADS workers as the scan runs them with --threads THREADS
-// (BLAS on one thread a worker: run it with OPENBLAS_NUM_THREADS=1) and prints each run's wall
-// time and T3's worker seconds, one line per run:
+// (H = 32 heads in G = 8 key-value groups, d = 128, D = 4,096), both layers' factors made of seeded
+// random numbers (the work depends on the values only through the SVDs' iterations). Alternates
+// --precision float64 and float32 for REPS rounds on THREADS workers as the scan runs them with
+// --threads THREADS (BLAS on one thread a worker: run it with OPENBLAS_NUM_THREADS=1) and prints
+// each run's wall time and T3's worker seconds, one line per run:
 //   qkov_composition REPS THREADS        (run.sh takes the medians and the ratio)
 #include <atomic>
 #include <chrono>
