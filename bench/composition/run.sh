@@ -7,6 +7,7 @@
 #   REPS=7 THREADS=2 bench/composition/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/timing.sh  # median
 reps=${REPS:-7}
 threads=${THREADS:-$(nproc)}
 bench/build.sh bench_qkov_composition
@@ -14,14 +15,9 @@ program=${BENCH_BUILD_DIR:-build/bench}/bench/composition/qkov_composition
 echo "load: $(uptime)"
 out=$(OPENBLAS_NUM_THREADS=1 "$program" "$reps" "$threads")
 echo "$out"
-/usr/bin/python3 - "$out" <<'PY'
-import statistics, sys
-runs = {}
-for line in sys.argv[1].splitlines():
-    precision, seconds, t3 = line.split()
-    runs.setdefault(precision, []).append((float(seconds), float(t3)))
-m = {p: statistics.median(s for s, _ in v) for p, v in runs.items()}
-t3 = {p: statistics.median(t for _, t in v) for p, v in runs.items()}
-print(f"median of {len(runs['float64'])}: float64 {m['float64']:.3f} s, float32 {m['float32']:.3f} s, "
-      f"float64 / float32 {m['float64'] / m['float32']:.2f}x (T3 {t3['float64']:.3f} and {t3['float32']:.3f} worker-s)")
-PY
+f64=$(awk '$1 == "float64" {print $2}' <<< "$out" | median)
+f32=$(awk '$1 == "float32" {print $2}' <<< "$out" | median)
+t64=$(awk '$1 == "float64" {print $3}' <<< "$out" | median)
+t32=$(awk '$1 == "float32" {print $3}' <<< "$out" | median)
+awk -v n="$reps" -v a="$f64" -v b="$f32" -v ta="$t64" -v tb="$t32" 'BEGIN {
+  printf "median of %d: float64 %.3f s, float32 %.3f s, float64 / float32 %.2fx (T3 %.3f and %.3f worker-s)\n", n, a, b, a / b, ta, tb }'
