@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <variant>
@@ -28,6 +29,7 @@
 #include "qkov/detect/scan_labels.hpp"
 #include "qkov/detect/weights_vs_behaviour.hpp"
 #include "qkov/io/untrusted_json_kept.hpp"
+#include "qkov/forward/copy_tally.hpp"
 #include "qkov/forward/decoder_weights.hpp"
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/forward/norms.hpp"
@@ -68,15 +70,24 @@ struct planted_pass {
     }
     [[nodiscard]] const io::model_config& config() const { return c; }
 
-    [[nodiscard]] forward::tensor2<double> head_unembedding(std::size_t l, std::size_t h) const
+    [[nodiscard]] std::size_t vocabulary() const { return c.vocab_size; }
+
+    /// The heads' maps into logits side by side (V x H d), handed over block_rows rows at a time.
+    void for_each_head_unembedding_block(std::size_t l, const std::function<void(std::size_t, const forward::tensor2<double>&)>& f) const
     {
-        forward::tensor2<double> u = xt::zeros<double>({c.vocab_size, c.vocab_size});
-        for (std::size_t t = 0; t < c.vocab_size; ++t) {
-            if (l == 0) u(t, t) = h == 0 ? 1.0 : -1.0;
-            if (l == 1 && h == 0 && t < copied_below) u(t, t) = 1.0;
+        const std::size_t V = c.vocab_size, d = c.head_dim;
+        for (std::size_t first = 0; first < V; first += block_rows) {
+            const std::size_t rows = std::min(block_rows, V - first);
+            forward::tensor2<double> u = xt::zeros<double>({rows, c.heads * d});
+            for (std::size_t v = 0; v < rows; ++v) {
+                const std::size_t t = first + v;
+                if (l == 0) u(v, t) = 1.0, u(v, d + t) = -1.0;
+                if (l == 1 && t < copied_below) u(v, t) = 1.0;
+            }
+            f(first, u);
         }
-        return u;
     }
+    std::size_t block_rows = 40;
 
     int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit,
                         const forward::value_visitor<double>& visit_values = {}) const
@@ -414,13 +425,80 @@ BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
     BOOST_TEST(!at(without, 0, 0).shows("copy"));
     BOOST_TEST(at(without, 0, 0).previous_token.mean == at(r, 0, 0).previous_token.mean);
     BOOST_TEST(without.copying_not_measured == "the pass gives no values");
-    // Maps over the memory allowed: 4 layers x 2 heads x 40 x 40 doubles are 102400 bytes.
-    o.copying_memory = 102399;
+    // Outputs kept over the memory allowed: 4 layers x 2 heads x 3 samples of 25 tokens, each a
+    // row of d = 40 doubles and its token (4 bytes), are 194400 bytes.
+    o.copying_memory = 194399;
     const auto over = detect::detect_heads(pass, o);
     BOOST_TEST(!at(over, 0, 0).copying.has_value());
-    BOOST_TEST(contains(over.copying_not_measured, "maps into logits would take 102400 bytes, over the 102399 allowed"));
-    o.copying_memory = 102400;
+    BOOST_TEST(contains(over.copying_not_measured, "outputs kept for ranking would take 194400 bytes, over the 194399 allowed"));
+    o.copying_memory = 194400;
     BOOST_TEST(at(detect::detect_heads(pass, o), 0, 0).copying.has_value());
+    // The maps handed over in blocks of 7 rows (a token's own logit in one block, the others
+    // spread over six) rank every query as one block of all 40 does.
+    planted_pass in_blocks;
+    in_blocks.block_rows = 7;
+    const auto blocked = detect::detect_heads(in_blocks, o);
+    for (std::size_t l = 0; l < 4; ++l)
+        for (std::size_t h = 0; h < 2; ++h) {
+            const auto& a = at(r, l, h).copying;
+            const auto& b = at(blocked, l, h).copying;
+            BOOST_TEST_REQUIRE(b.has_value());
+            BOOST_TEST((a->queries == b->queries && a->top1 == b->top1 && a->bottom == b->bottom), "head " << l << "." << h);
+        }
+}
+
+// Copying ranked with the vocabulary streamed in blocks (forward/copy_tally.hpp) against every
+// query's whole row of logits, counted here directly: on GPT-2's and the Llama fixture, one
+// sequence, every head, blocks of 5 vocabulary rows. The row's counts follow the definition:
+// above = others at least as high, below = others at most as low (ties count against).
+BOOST_AUTO_TEST_CASE(copying_ranked_in_vocabulary_blocks_is_the_whole_rows_rank)
+{
+    const auto shared = test::shared_dir_or_skip("fixtures/models");
+    if (shared.empty()) return;
+    for (const char* name : {"gpt2", "llama"}) {
+        const forward::decoder<double> pass(qkov::runs::open_model(shared / name));
+        const auto& c = pass.config();
+        std::mt19937_64 rng(11);
+        const auto tokens = detect::repeated_random_tokens(6, c.vocab_size, 0, rng);
+        forward::copy_tally<double> tally(c.layers, c.heads, c.head_dim);
+        std::vector<std::vector<forward::copy_counts>> direct(c.layers, std::vector<forward::copy_counts>(c.heads));
+        (void)pass.residual_stream(tokens, {}, [&](std::size_t l, std::size_t h, const forward::tensor2<double>& p, const forward::tensor2<double>& values) {
+            tally.add(l, h, p, values, tokens);
+            const auto map = pass.head_unembedding(l, h);  // V x d
+            const std::size_t n = tokens.size(), V = map.shape()[0], d = c.head_dim;
+            for (std::size_t i = 0; i < n; ++i) {
+                std::size_t top = 0;
+                for (std::size_t j = 1; j <= i; ++j)
+                    if (p(i, j) > p(i, top)) top = j;
+                if (top == 0) continue;
+                std::vector<double> z(d, 0.0), logits(V, 0.0);
+                for (std::size_t j = 0; j <= i; ++j)
+                    for (std::size_t e = 0; e < d; ++e) z[e] += p(i, j) * values(j, e);
+                for (std::size_t v = 0; v < V; ++v)
+                    for (std::size_t e = 0; e < d; ++e) logits[v] += map(v, e) * z[e];
+                const std::size_t t = tokens[top];
+                std::size_t above = 0, below = 0;
+                for (std::size_t v = 0; v < V; ++v)
+                    if (v != t) above += logits[v] >= logits[t] ? 1 : 0, below += logits[v] <= logits[t] ? 1 : 0;
+                auto& k = direct[l][h];
+                ++k.queries, k.top1 += above == 0 ? 1 : 0, k.bottom += below < forward::copy_bottom_ranks ? 1 : 0;
+            }
+        });
+        std::size_t queries = 0, top1 = 0, bottom = 0;
+        for (std::size_t l = 0; l < c.layers; ++l) {
+            const auto counts = tally.count_layer(l, pass.vocabulary(), [&](const auto& f) { pass.for_each_head_unembedding_block(l, f, 5); });
+            for (std::size_t h = 0; h < c.heads; ++h) {
+                const auto& a = counts[h];
+                const auto& b = direct[l][h];
+                BOOST_TEST((a.queries == b.queries && a.top1 == b.top1 && a.bottom == b.bottom),
+                           name << " head " << l << "." << h << ": " << a.top1 << "/" << a.bottom << " of " << a.queries << " against " << b.top1 << "/"
+                                << b.bottom << " of " << b.queries);
+                queries += b.queries, top1 += b.top1, bottom += b.bottom;
+            }
+        }
+        BOOST_TEST(queries > 0u, name);
+        BOOST_TEST_MESSAGE(name << ": " << queries << " queries, " << top1 << " top-1, " << bottom << " bottom-10");
+    }
 }
 
 // Weights too large for memory are streamed (one layer read when the pass reaches it): the

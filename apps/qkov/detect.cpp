@@ -82,6 +82,11 @@ int run_detection(const model::attention_model& model, const detect_cli_options&
         const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
         std::cerr << "qkov detect: " << running << ": sample " << done << " of " << total << " (" << report::format("%.1f", t.count()) << " s)\n";
     };
+    options.on_copying_layer = [&](std::size_t done, std::size_t total) {
+        const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
+        std::cerr << "qkov detect: " << running << ": copying ranked through layer " << done << " of " << total << " (" << report::format("%.1f", t.count())
+                  << " s)\n";
+    };
     request.after_random_tokens = [&](const detect::detection_result& random) {
         if (!random.copying_not_measured.empty()) std::cerr << "qkov detect: copying not measured: " << random.copying_not_measured << "\n";
         running = text.input;

@@ -108,6 +108,7 @@ std::shared_ptr<detection_handle> run_detection(const py::object& path_or_model,
     auto& options = request.options;
     options.length = length, options.samples = samples, options.seed = seed, options.bos = bos;
     options.on_sample = [](std::size_t, std::size_t) { raise_pending_signal(); };  // Ctrl-C
+    options.on_copying_layer = options.on_sample;
     request.length_option = "length", request.text_length_option = "text_length";
     request.text = text_argument(text, text_length, m.config(), options);  // with the GIL: it reads Python objects
     const py::gil_scoped_release release;

@@ -25,8 +25,9 @@ struct detection_options {
     std::optional<token_id> bos{};        ///< unset: the model's own (model_config::bos_token_id)
     double behaviour_fraction = 0.5;      ///< a head shows a behaviour at this fraction of its attainable score
     bool copying = true;                  ///< measure copying when the pass can (copying_source)
-    std::size_t copying_memory = std::size_t{1} << 30;  ///< bytes the heads' V x d maps into logits may take
+    std::size_t copying_memory = std::size_t{1} << 30;  ///< bytes the heads' outputs kept until they are ranked may take
     std::function<void(std::size_t done, std::size_t samples)> on_sample{};  ///< progress, after each sample
+    std::function<void(std::size_t done, std::size_t layers)> on_copying_layer{};  ///< progress of the copying's ranking, after each layer
 };
 
 } // namespace qkov::detect

@@ -14,8 +14,9 @@
 // behaviour (behaviour_rules.hpp).
 //
 // The patterns stream past (forward_pass.hpp's visitor): per sample only the n x n pattern of the
-// head being computed is alive, and the pass stops at the last block (no unembedding). Copying needs
-// each head's V x d map into logits, found once per detection: L H V d numbers in memory.
+// head being computed is alive, and the pass stops at the last block (no unembedding). Copying keeps
+// each head's outputs at the queries that read a token (L H d numbers per token) and ranks them
+// after the samples, a layer at a time with the vocabulary streamed (forward/copy_tally.hpp).
 #pragma once
 
 #include <algorithm>
@@ -38,6 +39,7 @@
 #include "qkov/detect/head_behaviour.hpp"
 #include "qkov/detect/repeated_tokens.hpp"
 #include "qkov/detect/text_behaviour.hpp"
+#include "qkov/forward/copy_tally.hpp"
 #include "qkov/forward/head_detectors.hpp"
 
 namespace qkov::detect {
@@ -50,13 +52,16 @@ concept pattern_source = requires(const P& p, std::span<const token_id> tokens, 
     p.residual_stream(tokens, visit);
 };
 
-/// A pattern source that also hands over each head's values and its map into logits, so the
-/// detection can see what a head copies (forward::decoder<T> is one).
+/// A pattern source that also hands over each head's values and, a block of vocabulary rows at a
+/// time, every head's map into logits, so the detection can see what a head copies
+/// (forward::decoder<T> is one).
 template <class P>
 concept copying_source = pattern_source<P> && requires(const P& p, std::span<const token_id> tokens, const forward::pattern_visitor<typename P::scalar>& visit,
-                                                       const forward::value_visitor<typename P::scalar>& visit_values, std::size_t i) {
+                                                       const forward::value_visitor<typename P::scalar>& visit_values, std::size_t i,
+                                                       const std::function<void(std::size_t, const forward::tensor2<typename P::scalar>&)>& block) {
     p.residual_stream(tokens, visit, visit_values);
-    { p.head_unembedding(i, i) } -> std::convertible_to<forward::tensor2<typename P::scalar>>;
+    p.for_each_head_unembedding_block(i, block);
+    { p.vocabulary() } -> std::convertible_to<std::size_t>;
 };
 
 /// The BOS token a detection uses: the option, else the model's; an error naming both ways otherwise.
@@ -70,31 +75,27 @@ inline token_id detection_bos(const detection_options& o, const io::model_config
 
 namespace detail {
 
-/// Every head's scores over o.samples sequences (sequence(s) gives sample s's tokens) into r, whose
-/// rules, samples and sequence settings the caller has set: the means and spreads, the pooled
-/// copying and the behaviours each head shows by r.rules. One loop for random tokens and for text.
+/// Every head's scores over o.samples sequences (sequence(s) gives sample s's tokens, `tokens` of
+/// them in all) into r, whose rules, samples and sequence settings the caller has set: the means
+/// and spreads, the pooled copying and the behaviours each head shows by r.rules. One loop for
+/// random tokens and for text.
 template <pattern_source Pass>
 void measure_heads(const Pass& pass, const detection_options& o, detection_result& r,
-                   const std::function<std::vector<token_id>(std::size_t)>& sequence, forward::bos_queries bos)
+                   const std::function<std::vector<token_id>(std::size_t)>& sequence, std::size_t tokens, forward::bos_queries bos)
 {
     using T = typename Pass::scalar;
     const io::model_config& c = pass.config();
 
-    // Each head's map into logits, once for all samples (the copying detector's only weight).
-    std::vector<std::vector<forward::tensor2<T>>> head_unembeddings;
-    const std::size_t maps = c.layers * c.heads * c.vocab_size * c.head_dim * sizeof(T);
+    // Copying: each head's outputs at the queries that read a token are kept over the samples, then
+    // ranked against its logits with the vocabulary streamed (forward/copy_tally.hpp).
+    const std::size_t kept = forward::copy_tally<T>::bytes_for(c.layers, c.heads, c.head_dim, tokens);
     if (!copying_source<Pass>) r.copying_not_measured = "the pass gives no values";
     else if (!o.copying) r.copying_not_measured = "not asked for";
-    else if (maps > o.copying_memory)
-        r.copying_not_measured = "the heads' maps into logits would take " + std::to_string(maps) + " bytes, over the " +
+    else if (kept > o.copying_memory)
+        r.copying_not_measured = "the heads' outputs kept for ranking would take " + std::to_string(kept) + " bytes, over the " +
                                  std::to_string(o.copying_memory) + " allowed";
-    if constexpr (copying_source<Pass>)
-        if (r.copying_not_measured.empty()) {
-            head_unembeddings.resize(c.layers);
-            for (std::size_t l = 0; l < c.layers; ++l)
-                for (std::size_t h = 0; h < c.heads; ++h) head_unembeddings[l].push_back(pass.head_unembedding(l, h));
-        }
-    const bool copying = !head_unembeddings.empty();
+    std::optional<forward::copy_tally<T>> tally;
+    if (r.copying_not_measured.empty()) tally.emplace(c.layers, c.heads, c.head_dim);
 
     // Welford's running mean and sum of squared deviations, per head and score.
     struct running {
@@ -106,24 +107,35 @@ void measure_heads(const Pass& pass, const detection_options& o, detection_resul
     std::vector<head_accumulator> acc(c.layers * c.heads);
     std::vector<std::vector<forward::head_scores>> scores;
     for (std::size_t s = 0; s < r.samples; ++s) {
-        const auto tokens = sequence(s);
-        if (s == 0) r.first_sequence = tokens;
+        const auto sample = sequence(s);
+        if (s == 0) r.first_sequence = sample;
+        const auto score = forward::score_heads<T>(scores, sample, c.layers, c.heads, bos);
         bool scored = false;  // with the values when copying is measured, from the patterns alone otherwise
         if constexpr (copying_source<Pass>)
-            if (copying) (void)pass.residual_stream(tokens, {}, forward::score_and_copy_heads<T>(scores, tokens, head_unembeddings, bos)), scored = true;
-        if (!scored) (void)pass.residual_stream(tokens, forward::score_heads<T>(scores, tokens, c.layers, c.heads, bos));
+            if (tally) {
+                (void)pass.residual_stream(sample, {}, [&](std::size_t l, std::size_t h, const forward::tensor2<T>& p, const forward::tensor2<T>& values) {
+                    score(l, h, p);
+                    tally->add(l, h, p, values, sample);
+                });
+                scored = true;
+            }
+        if (!scored) (void)pass.residual_stream(sample, score);
         for (std::size_t l = 0; l < c.layers; ++l)
-            for (std::size_t h = 0; h < c.heads; ++h) {
-                auto& a = acc[l * c.heads + h];
-                forward::for_each_score(scores[l][h], a, [s](double value, running& x) {
+            for (std::size_t h = 0; h < c.heads; ++h)
+                forward::for_each_score(scores[l][h], acc[l * c.heads + h], [s](double value, running& x) {
                     const double delta = value - x.mean;
                     x.mean += delta / static_cast<double>(s + 1);
                     x.squares += delta * (value - x.mean);
                 });
-                a.copying += scores[l][h].copying;
-            }
         if (o.on_sample) o.on_sample(s + 1, r.samples);
     }
+    if constexpr (copying_source<Pass>)
+        if (tally)
+            for (std::size_t l = 0; l < c.layers; ++l) {
+                const auto counts = tally->count_layer(l, pass.vocabulary(), [&](const auto& f) { pass.for_each_head_unembedding_block(l, f); });
+                for (std::size_t h = 0; h < c.heads; ++h) acc[l * c.heads + h].copying = counts[h];
+                if (o.on_copying_layer) o.on_copying_layer(l + 1, c.layers);
+            }
     for (std::size_t l = 0; l < c.layers; ++l)
         for (std::size_t h = 0; h < c.heads; ++h) {
             head_behaviour b;
@@ -133,7 +145,7 @@ void measure_heads(const Pass& pass, const detection_options& o, detection_resul
                 stats.mean = x.mean;
                 stats.spread = r.samples > 1 ? std::sqrt(std::max(0.0, x.squares) / static_cast<double>(r.samples - 1)) : 0.0;
             });
-            if (copying) b.copying = a.copying;
+            if (tally) b.copying = a.copying;
             for (const auto& rule : r.rules) switch (rule.decide(b, r.samples)) {
                 case behaviour_decision::shown: b.behaviours.push_back(rule.name); break;
                 case behaviour_decision::undecided: b.undecided.push_back(rule.name); break;
@@ -166,7 +178,7 @@ detection_result detect_heads(const Pass& pass, const detection_options& o)
     r.rules = behaviour_rules(o.length, o.behaviour_fraction);
     std::mt19937_64 rng(o.seed);
     detail::measure_heads(pass, o, r, [&](std::size_t) { return repeated_random_tokens(o.length, c.vocab_size, r.bos, rng); },
-                          forward::bos_queries::before_first_repeat);
+                          o.samples * (2 * o.length + 1), forward::bos_queries::before_first_repeat);
     return r;
 }
 
@@ -191,7 +203,9 @@ detection_result detect_heads_on_text(const Pass& pass, const std::vector<std::v
     r.attainable[1] = attainable.by_shift[forward::shift_index(0)], r.attainable[2] = attainable.by_shift[forward::shift_index(1)];
     r.rules = text_behaviour_rules(attainable, o.behaviour_fraction);
     r.sequences = sequences;
-    detail::measure_heads(pass, o, r, [&](std::size_t s) { return sequences[s]; }, forward::bos_queries::first_half);
+    std::size_t tokens = 0;
+    for (const auto& t : sequences) tokens += t.size();
+    detail::measure_heads(pass, o, r, [&](std::size_t s) { return sequences[s]; }, tokens, forward::bos_queries::first_half);
     return r;
 }
 

@@ -147,30 +147,45 @@ public:
         streamed_->block.reset();
     }
 
-    /// Head h of layer l read straight into logits: W_U diag(g_f) [C] W_o[:, h d .. h d + d) (V x d),
-    /// g_f the final norm's scale, C the centring of a LayerNorm. The
-    /// norm's division by the row's size and its bias are left out: the first scales every logit of
-    /// a query alike, the second is the same for every head, so neither is the head's doing.
-    [[nodiscard]] tensor2<T> head_unembedding(std::size_t l, std::size_t h) const
+    /// Layer l's heads written into the space the unembedding reads: diag(g_f) [C] W_o (D x H d;
+    /// head h's columns h d .. h d + d), g_f the final norm's scale, C the centring of a LayerNorm.
+    /// The norm's division by the row's size and its bias are left out: the first scales every
+    /// logit of a query alike, the second is the same for every head, so neither is a head's doing.
+    [[nodiscard]] tensor2<T> heads_written_for_logits(std::size_t l) const
     {
         require_layer(l);
-        const std::size_t D = w_.config.hidden_size, d = w_.config.head_dim;
-        if (h >= w_.config.heads) throw std::out_of_range("qkov: head " + std::to_string(h) + " of a layer with " + std::to_string(w_.config.heads));
-        tensor2<T> out_h = numeric::detail::column_block(block_weights(l)->attention.w_o, h * d, d);  // D x d
+        tensor2<T> out = block_weights(l)->attention.w_o;  // D x H d
+        const std::size_t D = out.shape()[0], columns = out.shape()[1];
         const auto& f = w_.final_norm;
-        for (std::size_t i = 0; i < d; ++i) {
-            double mean = 0;
-            if (f.kind == io::norm_kind::layer_norm) {
-                for (std::size_t r = 0; r < D; ++r) mean += double(out_h(r, i));
-                mean /= double(D);
-            }
-            for (std::size_t r = 0; r < D; ++r) out_h(r, i) = static_cast<T>((double(out_h(r, i)) - mean) * double(f.weight[r]));
+        std::vector<double> mean(columns, 0.0);
+        if (f.kind == io::norm_kind::layer_norm) {
+            for (std::size_t r = 0; r < D; ++r)
+                for (std::size_t i = 0; i < columns; ++i) mean[i] += double(out(r, i));
+            for (auto& m : mean) m /= double(D);
         }
-        if (!w_.source) return numeric::product(w_.output_embedding(), out_h, numeric::transposed::no);
+        for (std::size_t r = 0; r < D; ++r)
+            for (std::size_t i = 0; i < columns; ++i) out(r, i) = static_cast<T>((double(out(r, i)) - mean[i]) * double(f.weight[r]));
+        return out;
+    }
+
+    /// Every head of layer l read straight into logits, a block of vocabulary rows at a time:
+    /// f(first row, U_block diag(g_f) [C] W_o), rows x H d (heads_written_for_logits). Never V x H d at once.
+    void for_each_head_unembedding_block(std::size_t l, const std::function<void(std::size_t first, const tensor2<T>& maps)>& f,
+                                         std::size_t block_rows = 4096) const
+    {
+        const tensor2<T> written = heads_written_for_logits(l);
+        for_each_output_block([&](std::size_t first, const tensor2<T>& rows) { f(first, numeric::product(rows, written, numeric::transposed::no)); },
+                              block_rows);
+    }
+
+    /// Head h of layer l read straight into logits (V x d): its columns of the blocks above.
+    [[nodiscard]] tensor2<T> head_unembedding(std::size_t l, std::size_t h) const
+    {
+        const std::size_t d = w_.config.head_dim;
+        if (h >= w_.config.heads) throw std::out_of_range("qkov: head " + std::to_string(h) + " of a layer with " + std::to_string(w_.config.heads));
         tensor2<T> out = tensor2<T>::from_shape({vocabulary(), d});
-        for_each_output_block([&](std::size_t first, const tensor2<T>& rows) {
-            const tensor2<T> part = numeric::product(rows, out_h, numeric::transposed::no);
-            std::copy_n(part.data(), part.size(), out.data() + first * d);
+        for_each_head_unembedding_block(l, [&](std::size_t first, const tensor2<T>& maps) {
+            for (std::size_t v = 0; v < maps.shape()[0]; ++v) std::copy_n(maps.data() + v * maps.shape()[1] + h * d, d, out.data() + (first + v) * d);
         });
         return out;
     }

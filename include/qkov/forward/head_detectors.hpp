@@ -26,9 +26,7 @@
 //                                as it has more keys to spread over
 //   attention by offset k        mean A[i, i - k] over queries i >= largest_offset, k = 0 .. largest_offset,
 //                                so every query has a key at every offset and the means are comparable
-// and, from the head's values, whether it copies: at each query i whose most-attended key j is not
-// position 0, the head's own logits U_h (A V_h)_i (U_h = forward_pass.hpp's head_unembedding) rank
-// t_j first (copying) or among the last copy_bottom_ranks (copy suppression). Ties count against.
+// Whether a head copies, from its values and its map into logits, is copy_tally.hpp's.
 #pragma once
 
 #include <algorithm>
@@ -108,31 +106,6 @@ head_scores scores_of(const tensor2<T>& pattern, const std::vector<std::pair<std
     return s;
 }
 
-/// How one head's output ranks the token it attends to most, query by query. head_unembedding
-/// is V x d (forward_pass.hpp), values n x d: the logits of all queries are one n x V product.
-template <class T>
-copy_counts count_copying(const tensor2<T>& pattern, const tensor2<T>& values, const tensor2<T>& head_unembedding, std::span<const token_id> tokens)
-{
-    const std::size_t n = tokens.size(), V = head_unembedding.shape()[0];
-    require_square(pattern.shape()[0], pattern.shape()[1], n);
-    const tensor2<T> logits = numeric::product(numeric::product(pattern, values), head_unembedding, numeric::transposed::yes);
-    copy_counts c;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::size_t top = 0;
-        for (std::size_t j = 1; j <= i; ++j)
-            if (pattern(i, j) > pattern(i, top)) top = j;
-        if (top == 0) continue;  // position 0 (BOS) is where a head rests, not what it reads
-        const std::size_t t = tokens[top];
-        if (t >= V) throw std::out_of_range("qkov: token " + std::to_string(t) + " is outside the head's vocabulary of " + std::to_string(V));
-        std::size_t above = 0, below = 0;  // other tokens at least as high / at most as low
-        for (std::size_t v = 0; v < V; ++v)
-            if (v != t) above += logits(i, v) >= logits(i, t) ? 1 : 0, below += logits(i, v) <= logits(i, t) ? 1 : 0;
-        ++c.queries;
-        c.top1 += above == 0 ? 1 : 0;
-        c.bottom += below < copy_bottom_ranks ? 1 : 0;
-    }
-    return c;
-}
 } // namespace detail
 
 /// The scores of one pattern (n x n, row = query) over the tokens it was computed on.
@@ -153,19 +126,6 @@ pattern_visitor<T> score_heads(std::vector<std::vector<head_scores>>& scores, st
     return [&scores, n = tokens.size(), copies = detail::earlier_copies(tokens), bos](std::size_t l, std::size_t h, const tensor2<T>& p) {
         detail::require_square(p.shape()[0], p.shape()[1], n);
         scores.at(l).at(h) = detail::scores_of(p, copies, bos);
-    };
-}
-
-/// score_heads' visitor that also counts copying: head_unembeddings[layer][head] is that head's
-/// V x d map into logits (decoder::head_unembedding), found once for all samples.
-template <class T>
-value_visitor<T> score_and_copy_heads(std::vector<std::vector<head_scores>>& scores, std::span<const token_id> tokens,
-                                      const std::vector<std::vector<tensor2<T>>>& head_unembeddings, bos_queries bos = bos_queries::before_first_repeat)
-{
-    const auto score = score_heads<T>(scores, tokens, head_unembeddings.size(), head_unembeddings.empty() ? 0 : head_unembeddings[0].size(), bos);
-    return [&scores, &head_unembeddings, tokens, score](std::size_t l, std::size_t h, const tensor2<T>& p, const tensor2<T>& values) {
-        score(l, h, p);
-        scores[l][h].copying = detail::count_copying(p, values, head_unembeddings.at(l).at(h), tokens);
     };
 }
 

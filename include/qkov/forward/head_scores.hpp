@@ -37,11 +37,6 @@ inline constexpr std::size_t copy_bottom_ranks = 10;
 struct copy_counts {
     std::size_t queries = 0, top1 = 0, bottom = 0;
 
-    copy_counts& operator+=(const copy_counts& o)
-    {
-        queries += o.queries, top1 += o.top1, bottom += o.bottom;
-        return *this;
-    }
     [[nodiscard]] double top1_share() const { return queries == 0 ? 0.0 : double(top1) / double(queries); }
     [[nodiscard]] double bottom_share() const { return queries == 0 ? 0.0 : double(bottom) / double(queries); }
 };
@@ -67,8 +62,6 @@ void for_each_score(A& a, B& b, F f)
 }
 
 /// The scores of one head on one sequence.
-struct head_scores : score_set<double> {
-    copy_counts copying;  ///< empty when the pass gave no values
-};
+struct head_scores : score_set<double> {};
 
 } // namespace qkov::forward
