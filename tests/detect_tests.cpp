@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <cmath>
 #include <filesystem>
@@ -83,11 +84,13 @@ struct planted_pass {
                 const std::size_t t = first + v;
                 if (l == 0) u(v, t) = 1.0, u(v, d + t) = -1.0;
                 if (l == 1 && t < copied_below) u(v, t) = 1.0;
+                if (l == 1 && t == 7 && not_finite) u(v, t) = std::numeric_limits<double>::quiet_NaN();
             }
             f(first, u);
         }
     }
     std::size_t block_rows = 40;
+    bool not_finite = false;  ///< head 1.0's logit of token 7 is NaN
 
     int residual_stream(std::span<const token_id> t, const forward::pattern_visitor<double>& visit,
                         const forward::value_visitor<double>& visit_values = {}) const
@@ -445,6 +448,10 @@ BOOST_AUTO_TEST_CASE(planted_heads_copy_and_suppress_through_their_logits)
             BOOST_TEST_REQUIRE(b.has_value());
             BOOST_TEST((a->queries == b->queries && a->top1 == b->top1 && a->bottom == b->bottom), "head " << l << "." << h);
         }
+    // A logit that is not finite cannot be ranked: an error naming the head, not a count.
+    planted_pass poisoned;
+    poisoned.not_finite = true;
+    BOOST_TEST(contains(error_of([&] { (void)detect::detect_heads(poisoned, o); }), "layer 1 head 0 gives a logit that is not finite"));
 }
 
 // Copying ranked with the vocabulary streamed in blocks (forward/copy_tally.hpp) against every

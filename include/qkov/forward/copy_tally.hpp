@@ -5,8 +5,8 @@
 // forward_pass.hpp's head_unembedding); the head copies at i when t_j has the highest of them, and
 // suppresses t_j when t_j is among the copy_bottom_ranks lowest. Ties count against.
 //
-// The maps U_h of every head together are L H V d numbers (GPT-2 small in float32: 1.8 GB; a
-// Llama-3-8B shape: 67 GB), so they are never held. While the samples run, each head keeps only
+// The maps U_h of every head together are L H V d numbers (GPT-2 small in float32: 1.8 GB;
+// Llama-3-8B's shape: 67 GB), so they are never held. While the samples run, each head keeps only
 // its outputs z_i at the queries that read a token, and those tokens (add()); afterwards each
 // layer's maps are made a block of vocabulary rows at a time, and every kept query's rank is
 // decided from three things carried across the blocks: its token's own logit, the highest of the
@@ -33,6 +33,7 @@
 
 namespace qkov::forward {
 
+/// Every head's kept queries of a detection, and their ranks (the comment above).
 template <class T>
 class copy_tally {
 public:

@@ -178,7 +178,8 @@ public:
                               block_rows);
     }
 
-    /// Head h of layer l read straight into logits (V x d): its columns of the blocks above.
+    /// Head h of layer l read straight into logits (V x d): its columns of the blocks above (every
+    /// head's are made: one head's map for a check, not a loop over heads, which the blocks serve).
     [[nodiscard]] tensor2<T> head_unembedding(std::size_t l, std::size_t h) const
     {
         const std::size_t d = w_.config.head_dim;
