@@ -56,7 +56,7 @@ using test::error_of;
 /// back (BOS for rows 0 and 1), head 1 two after the earlier copy of its token (BOS when none).
 ///
 /// Values are one-hot tokens (d = the vocabulary), so a head's output before W_o is the attention
-/// it gives each token; head_unembedding makes head 0.0 copy (identity), head 0.1 suppress
+/// it gives each token; its maps into logits make head 0.0 copy (identity), head 0.1 suppress
 /// (minus identity), head 1.0 copy only tokens below copied_below, every other head write nothing.
 struct planted_pass {
     using scalar = double;
