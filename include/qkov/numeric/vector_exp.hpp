@@ -30,6 +30,8 @@
 #include <limits>
 #include <utility>
 
+#include "qkov/numeric/avx2_dispatch.hpp"
+
 namespace qkov::numeric {
 
 template <class T>
@@ -144,9 +146,8 @@ template <class T, std::size_t Bytes>
     for (; j < n; ++j) values[j] = exp_branch_free(values[j] - shift);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define QKOV_EXP_AVX2_DISPATCH 1
-// The same loop compiled for AVX2 (without FMA), called only where the processor has AVX2.
+#ifdef QKOV_AVX2_DISPATCH
+// The same loop compiled for AVX2 (avx2_dispatch.hpp).
 [[gnu::target("avx2")]] inline void exp_shifted_avx2(double* values, std::size_t n, double shift)
 {
     exp_shifted_lanes<double, 32>(values, n, shift);
@@ -163,8 +164,8 @@ template <class T, std::size_t Bytes>
 template <class T>
 void exp_shifted_in_place(T* values, std::size_t n, T shift)
 {
-#ifdef QKOV_EXP_AVX2_DISPATCH
-    if (__builtin_cpu_supports("avx2")) return detail::exp_shifted_avx2(values, n, shift);
+#ifdef QKOV_AVX2_DISPATCH
+    if (processor_has_avx2()) return detail::exp_shifted_avx2(values, n, shift);
 #endif
     detail::exp_shifted_lanes<T, 16>(values, n, shift);
 }

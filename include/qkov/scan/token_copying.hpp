@@ -34,6 +34,7 @@
 
 #include "qkov/forward/forward_pass.hpp"
 #include "qkov/model/head_weights.hpp"
+#include "qkov/numeric/avx2_dispatch.hpp"
 #include "qkov/numeric/parallel_blocks.hpp"
 #include "qkov/scan/embedding_sample.hpp"
 #include "qkov/scan/float32_runs.hpp"
@@ -137,10 +138,32 @@ struct copying_tally {
     };
 
     /// n rows' entries x[i] of tokens other than their own: the arrays do not overlap (__restrict
-    /// lets the loop vectorise without a run-time overlap test).
+    /// lets the loop vectorise without a run-time overlap test). AVX2 where the processor has it
+    /// (avx2_dispatch.hpp: the same counts and sums to the bit).
     template <class X>
     static void count_others(std::size_t n, const X* __restrict x, const double* __restrict own, double* __restrict sum, double* __restrict square,
                              double* __restrict above, double* __restrict below, double* __restrict best, const entry_bound* bound)
+    {
+#ifdef QKOV_AVX2_DISPATCH
+        if (numeric::processor_has_avx2()) return count_others_avx2(n, x, own, sum, square, above, below, best, bound);
+#endif
+        count_others_here(n, x, own, sum, square, above, below, best, bound);
+    }
+
+#ifdef QKOV_AVX2_DISPATCH
+    template <class X>
+    [[gnu::target("avx2")]] static void count_others_avx2(std::size_t n, const X* __restrict x, const double* __restrict own, double* __restrict sum,
+                                                          double* __restrict square, double* __restrict above, double* __restrict below,
+                                                          double* __restrict best, const entry_bound* bound)
+    {
+        count_others_here(n, x, own, sum, square, above, below, best, bound);
+    }
+#endif
+
+    template <class X>
+    [[gnu::always_inline]] static inline void count_others_here(std::size_t n, const X* __restrict x, const double* __restrict own, double* __restrict sum,
+                                                                double* __restrict square, double* __restrict above, double* __restrict below,
+                                                                double* __restrict best, const entry_bound* bound)
     {
         if (bound == nullptr) {
             for (std::size_t i = 0; i < n; ++i) {
