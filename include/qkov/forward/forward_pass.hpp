@@ -157,12 +157,7 @@ public:
         tensor2<T> out = block_weights(l)->attention.w_o;  // D x H d
         const std::size_t D = out.shape()[0], columns = out.shape()[1];
         const auto& f = w_.final_norm;
-        std::vector<double> mean(columns, 0.0);
-        if (f.kind == io::norm_kind::layer_norm) {
-            for (std::size_t r = 0; r < D; ++r)
-                for (std::size_t i = 0; i < columns; ++i) mean[i] += double(out(r, i));
-            for (auto& m : mean) m /= double(D);
-        }
+        const std::vector<double> mean = f.kind == io::norm_kind::layer_norm ? written_column_means(out) : std::vector<double>(columns, 0.0);
         for (std::size_t r = 0; r < D; ++r)
             for (std::size_t i = 0; i < columns; ++i) out(r, i) = static_cast<T>((double(out(r, i)) - mean[i]) * double(f.weight[r]));
         return out;

@@ -54,4 +54,20 @@ numeric::tensor2<T> normalized(const numeric::tensor2<T>& x, const norm_params<T
     return out;
 }
 
+/// The mean over the D rows of each column of a D x k map that writes into the residual (a head's
+/// W_o). A LayerNorm subtracts from its input the mean over the D dimensions, which for the head's
+/// part W_o z is z's product with these means: the centred map C W_o is W_o with them taken from
+/// its columns. Summed in double down the rows in order, whatever the map's scalar, so the
+/// decoder's maps into logits and the scan's per-token copying centre alike.
+template <class M>
+std::vector<double> written_column_means(const M& w)
+{
+    const std::size_t D = w.shape()[0], k = w.shape()[1];
+    std::vector<double> mean(k, 0.0);
+    for (std::size_t r = 0; r < D; ++r)
+        for (std::size_t i = 0; i < k; ++i) mean[i] += static_cast<double>(w(r, i));
+    for (auto& m : mean) m /= static_cast<double>(D);
+    return mean;
+}
+
 } // namespace qkov::forward

@@ -386,12 +386,9 @@ inline std::vector<token_copying> copying_per_token(const std::vector<model::hea
     std::vector<matrix> centred(r.centres ? H : 0);
     for (std::size_t h = 0; h < centred.size(); ++h) {
         centred[h] = heads[h].w_o;
-        for (std::size_t i = 0; i < d; ++i) {
-            double mean = 0;
-            for (std::size_t j = 0; j < D; ++j) mean += heads[h].w_o(j, i);
-            mean /= static_cast<double>(D);
-            for (std::size_t j = 0; j < D; ++j) centred[h](j, i) -= mean;
-        }
+        const std::vector<double> mean = forward::written_column_means(heads[h].w_o);
+        for (std::size_t j = 0; j < D; ++j)
+            for (std::size_t i = 0; i < d; ++i) centred[h](j, i) -= mean[i];
     }
     const auto read_out = [&](std::size_t h) -> const matrix& { return r.centres ? centred[h] : heads[h].w_o; };
     const matrix& x = inputs ? *inputs : r.effective.rows.at(heads[0].layer);
