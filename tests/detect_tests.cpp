@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -506,6 +507,37 @@ BOOST_AUTO_TEST_CASE(copying_ranked_in_vocabulary_blocks_is_the_whole_rows_rank)
         BOOST_TEST(queries > 0u, name);
         BOOST_TEST_MESSAGE(name << ": " << queries << " queries, " << top1 << " top-1, " << bottom << " bottom-10");
     }
+}
+
+// count_layer takes the heads' maps only as consecutive blocks from row 0 to the vocabulary, each
+// H d wide: a producer that skips rows, repeats them, runs past the vocabulary, is too wide or stops
+// short is an error, not a count of part of the row.
+BOOST_AUTO_TEST_CASE(copying_refuses_maps_out_of_order_or_short)
+{
+    forward::copy_tally<double> tally(1, 1, 2);
+    const forward::tensor2<double> pattern = {{1.0, 0.0}, {0.0, 1.0}};  // query 1 rests on key 1, which holds token 3
+    const forward::tensor2<double> values = {{1.0, 0.0}, {0.0, 1.0}};
+    const std::vector<forward::token_id> tokens{0, 3};
+    tally.add(0, 0, pattern, values, tokens);
+    using blocks = std::vector<std::pair<std::size_t, forward::tensor2<double>>>;
+    const auto ones = [](std::size_t rows, std::size_t width) { return forward::tensor2<double>(xt::ones<double>({rows, width})); };
+    const auto count = [&](const blocks& b, std::size_t vocabulary) {
+        return tally.count_layer(0, vocabulary, [&](const auto& f) {
+            for (const auto& [first, maps] : b) f(first, maps);
+        });
+    };
+    const auto error = [&](const blocks& b) { return error_of([&] { (void)count(b, 6); }); };
+    // In order: one kept query, every logit equal (a tie is not first), among the 10 lowest as any
+    // token of 6 is.
+    const auto counts = count({{0, ones(3, 2)}, {3, ones(3, 2)}}, 6);
+    BOOST_TEST_REQUIRE(counts.size() == 1u);
+    BOOST_TEST((counts[0].queries == 1u && counts[0].top1 == 0u && counts[0].bottom == 1u));
+    BOOST_TEST(contains(error({{0, ones(3, 2)}, {4, ones(2, 2)}}), "out of order"));  // row 3 skipped
+    BOOST_TEST(contains(error({{0, ones(3, 2)}, {2, ones(4, 2)}}), "out of order"));  // row 2 twice
+    BOOST_TEST(contains(error({{0, ones(4, 2)}, {4, ones(3, 2)}}), "out of order"));  // rows past the vocabulary
+    BOOST_TEST(contains(error({{0, ones(6, 3)}}), "of the wrong width"));
+    BOOST_TEST(contains(error({{0, ones(3, 2)}}), "ended at row 3 of 6"));
+    BOOST_TEST(contains(error_of([&] { (void)count({{0, ones(3, 2)}}, 3); }), "token 3 is outside the head's vocabulary of 3"));
 }
 
 // Weights too large for memory are streamed (one layer read when the pass reaches it): the
