@@ -469,6 +469,57 @@ BOOST_AUTO_TEST_CASE(column_sums_in_blocks_are_the_rows_sums)
     for (std::size_t j = 0; j < whole.size(); ++j) BOOST_TEST((*mean)(j) == whole(j), boost::test_tools::tolerance(1e-12));
 }
 
+/// The tally's loop and the float32 runs' float64 sums, dispatched (AVX2 where the processor has
+/// it, avx2_dispatch.hpp), give the baseline loops' bits: with and without a bound, float and
+/// double entries, NaN, infinities and ties, 1,031 entries (no multiple of any vector's width, so
+/// every tail runs). On a processor without AVX2 both sides are the baseline loop.
+template <class X>
+void check_tally_loops_agree(bool bounded)
+{
+    constexpr std::size_t n = 1031;
+    std::mt19937 gen(41);
+    std::uniform_real_distribution<double> uniform(-3, 3);
+    std::vector<X> x(n);
+    std::vector<double> own(n), w(n), norm(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = X(uniform(gen)), own[i] = std::round(uniform(gen)), w[i] = uniform(gen) + 3, norm[i] = uniform(gen) + 3;
+    for (std::size_t i = 0; i < n; i += 7) x[i] = X(own[i]);  // ties
+    x[3] = std::numeric_limits<X>::quiet_NaN(), x[5] = std::numeric_limits<X>::infinity(), x[6] = -std::numeric_limits<X>::infinity();
+    w[9] = std::numeric_limits<double>::quiet_NaN();
+    const detail::copying_tally::entry_bound bound{1e-3, 2e-3, 1e-4, w.data(), norm.data()};
+    const detail::copying_tally::entry_bound* b = bounded ? &bound : nullptr;
+    std::vector<std::vector<double>> dispatched(5, std::vector<double>(n, 0.5)), baseline = dispatched;
+    std::vector<double> best_dispatched(n, -INFINITY), best_baseline(n, -INFINITY);
+    for (int pass = 0; pass < 2; ++pass) {  // twice: the sums and counts carry over
+        auto& d = dispatched;
+        auto& s = baseline;
+        detail::copying_tally::count_others(n, x.data(), own.data(), d[0].data(), d[1].data(), d[2].data(), d[3].data(), best_dispatched.data(), b);
+        detail::copying_tally::count_others_here(n, x.data(), own.data(), s[0].data(), s[1].data(), s[2].data(), s[3].data(), best_baseline.data(), b);
+    }
+    dispatched[4] = best_dispatched, baseline[4] = best_baseline;
+    for (std::size_t k = 0; k < 5; ++k)
+        BOOST_TEST(std::memcmp(dispatched[k].data(), baseline[k].data(), n * sizeof(double)) == 0, "array " << k << (bounded ? ", bounded" : ""));
+    BOOST_TEST((dispatched[2][3] == 0.5 && dispatched[3][3] == 0.5), "a NaN entry counts neither above nor below");
+}
+
+BOOST_AUTO_TEST_CASE(dispatched_tally_and_run_sums_match_the_baseline_loops_bit_for_bit)
+{
+    for (const bool bounded : {false, true}) {
+        check_tally_loops_agree<float>(bounded);
+        check_tally_loops_agree<double>(bounded);
+    }
+    constexpr std::size_t n = 1031;
+    std::mt19937 gen(43);
+    std::uniform_real_distribution<float> uniform(-1e3f, 1e3f);
+    std::vector<float> run(n);
+    for (auto& v : run) v = uniform(gen);
+    run[2] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<double> dispatched(n, 0.1), baseline(n, 0.1);
+    detail::add_run(n, run.data(), dispatched.data());
+    detail::add_run_here(n, run.data(), baseline.data());
+    BOOST_TEST(std::memcmp(dispatched.data(), baseline.data(), n * sizeof(double)) == 0);
+    BOOST_TEST(dispatched[1] == 0.1 + double(run[1]));
+}
+
 /// The per-token copying (token_copying.hpp) reads some of the tokens at a time and lets the query
 /// heads of a GQA group share their values: neither may change a bit of the result. Against the
 /// same layer read with every token at once and with each head's values made its own (its kv_head
