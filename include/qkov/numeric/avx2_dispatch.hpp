@@ -1,7 +1,7 @@
 // Loops the compiler vectorises, run twice as wide where the processor has AVX2.
 //
 // The library is built for x86-64's baseline (SSE2: two doubles or four floats a vector), so that
-// its binaries run anywhere. A hot loop written once as an always_inline template is compiled a
+// its binaries run anywhere. A hot loop written once in an always_inline function is compiled a
 // second time inside a [[gnu::target("avx2")]] function and chosen at run time. AVX2 without FMA:
 // every lane does the same operations in the same order as under SSE2, nothing is fused, so both
 // versions give the same bits and a result does not depend on the machine that computed it.
