@@ -487,15 +487,14 @@ void check_tally_loops_agree(bool bounded)
     w[9] = std::numeric_limits<double>::quiet_NaN();
     const detail::copying_tally::entry_bound bound{1e-3, 2e-3, 1e-4, w.data(), norm.data()};
     const detail::copying_tally::entry_bound* b = bounded ? &bound : nullptr;
-    std::vector<std::vector<double>> dispatched(5, std::vector<double>(n, 0.5)), baseline = dispatched;
-    std::vector<double> best_dispatched(n, -INFINITY), best_baseline(n, -INFINITY);
+    std::vector<std::vector<double>> dispatched(5, std::vector<double>(n, 0.5)), baseline = dispatched;  // sum, square, above, below, best
+    dispatched[4].assign(n, -INFINITY), baseline[4].assign(n, -INFINITY);
     for (int pass = 0; pass < 2; ++pass) {  // twice: the sums and counts carry over
-        auto& d = dispatched;
-        auto& s = baseline;
-        detail::copying_tally::count_others(n, x.data(), own.data(), d[0].data(), d[1].data(), d[2].data(), d[3].data(), best_dispatched.data(), b);
-        detail::copying_tally::count_others_here(n, x.data(), own.data(), s[0].data(), s[1].data(), s[2].data(), s[3].data(), best_baseline.data(), b);
+        auto* d = dispatched.data();
+        auto* e = baseline.data();
+        detail::copying_tally::count_others(n, x.data(), own.data(), d[0].data(), d[1].data(), d[2].data(), d[3].data(), d[4].data(), b);
+        detail::copying_tally::count_others_here(n, x.data(), own.data(), e[0].data(), e[1].data(), e[2].data(), e[3].data(), e[4].data(), b);
     }
-    dispatched[4] = best_dispatched, baseline[4] = best_baseline;
     for (std::size_t k = 0; k < 5; ++k)
         BOOST_TEST(std::memcmp(dispatched[k].data(), baseline[k].data(), n * sizeof(double)) == 0, "array " << k << (bounded ? ", bounded" : ""));
     BOOST_TEST((dispatched[2][3] == 0.5 && dispatched[3][3] == 0.5), "a NaN entry counts neither above nor below");
